@@ -1,0 +1,11 @@
+"""Builders that turn legal-AI benchmarks into SimpleAudit scenario packs.
+
+Each builder module exposes ``add_arguments(parser)`` and ``build(args) -> Path``;
+``BUILDERS`` maps the benchmark name used on the command line to its module.
+"""
+
+BUILDERS = {
+    "jacite": "packs.jacite",
+    "iustitia": "packs.iustitia",
+    "icj": "packs.icj",
+}

@@ -1,0 +1,220 @@
+"""The pack model shared by every builder: streaming writer, manifest, verified reader.
+
+A pack is two files: ``PACK.json``, a JSON list of SimpleAudit v2 scenario dicts
+that ``simpleaudit`` runs as is, and ``PACK.manifest.json``, which says how the
+pack was made (builder, sources and their sha256, filters, counts) and carries
+the sha256 of ``PACK.json``. The writer streams scenarios to disk one at a time,
+validating each, and publishes both files only when the whole pack is valid.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from packs.checks import ERROR, PackChecker
+
+MANIFEST_VERSION = 1
+_CHUNK = 1 << 20
+
+
+class PackError(Exception):
+    """A pack, source or manifest problem; the message is one line naming file, record and field."""
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
+    """A manifest ``sources`` entry: a portable name (never a machine path), origin, size and sha256."""
+    path = Path(path)
+    return {"name": name or path.name, "origin": origin, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def manifest_path(pack_path: str | os.PathLike) -> Path:
+    pack_path = Path(pack_path)
+    stem = pack_path.name[:-5] if pack_path.name.endswith(".json") else pack_path.name
+    return pack_path.with_name(f"{stem}.manifest.json")
+
+
+def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write JSON through a temporary file and a rename, so no half-written file is ever seen."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class PackWriter:
+    """Streams validated scenarios to ``out`` and writes the manifest beside it.
+
+    Use as a context manager. Any ERROR finding raises :class:`PackError` at once;
+    on any exception nothing is published and the temporary file is removed.
+    """
+
+    out: Path
+    builder: str
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    filters: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, Counter] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.out = Path(self.out)
+        self._checker = PackChecker()
+        self._digest = hashlib.sha256()
+        self._bytes = 0
+        self._fh = None
+        self._tmp: str | None = None
+
+    def __enter__(self) -> "PackWriter":
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp")
+        self._fh = os.fdopen(fd, "wb")
+        self._emit(b"[")
+        return self
+
+    def _emit(self, data: bytes) -> None:
+        self._fh.write(data)
+        self._digest.update(data)
+        self._bytes += len(data)
+
+    def add(self, scenario: Mapping[str, Any], **count_by: Any) -> None:
+        """Validate and append one scenario; ``count_by`` keys tally manifest counts (e.g. language="ja")."""
+        errors = [f for f in self._checker.add(scenario) if f.level == ERROR]
+        if errors:
+            raise PackError(f"{self.out.name}: {errors[0]}")
+        sep = b"\n" if self._checker.count == 1 else b",\n"
+        self._emit(sep + json.dumps(scenario, ensure_ascii=False).encode("utf-8"))
+        for key, value in count_by.items():
+            self.counters.setdefault(key, Counter())[str(value)] += 1
+
+    def add_all(self, scenarios: Iterable[Mapping[str, Any]]) -> None:
+        for scenario in scenarios:
+            self.add(scenario)
+
+    @property
+    def count(self) -> int:
+        return self._checker.count
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None:
+                self._emit(b"\n]\n")
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
+            self._fh.close()
+            if exc_type is not None:
+                return
+            findings = self._checker.finish()
+            errors = [f for f in findings if f.level == ERROR]
+            if errors:
+                raise PackError(f"{self.out.name}: {errors[0]}")
+            if self.count == 0:
+                raise PackError(f"{self.out.name}: no scenario was selected; nothing written")
+            os.replace(self._tmp, self.out)
+            self._tmp = None
+            atomic_write_json(manifest_path(self.out), self.manifest())
+        finally:
+            if self._tmp:
+                Path(self._tmp).unlink(missing_ok=True)
+
+    def manifest(self) -> dict[str, Any]:
+        from importlib.metadata import version
+
+        counts: dict[str, Any] = {"scenarios": self.count}
+        counts.update({k: dict(sorted(v.items())) for k, v in self.counters.items()})
+        return {
+            "manifest_version": MANIFEST_VERSION,
+            "pack": self.out.name,
+            "sha256": self._digest.hexdigest(),
+            "bytes": self._bytes,
+            "builder": {"name": self.builder, "auditpacks": _version("auditpacks")},
+            "simpleaudit": version("simpleaudit"),
+            "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+            "sources": self.sources,
+            "filters": self.filters,
+            "counts": counts,
+            **self.extra,
+        }
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass
+class Pack:
+    path: Path
+    scenarios: list[dict[str, Any]]
+    manifest: dict[str, Any] | None
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        return self.path.name[:-5] if self.path.name.endswith(".json") else self.path.name
+
+
+def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pack:
+    """Read a pack and verify it against its manifest (when present)."""
+    path = Path(path)
+    if not path.is_file():
+        raise PackError(f"{path}: no such pack file")
+    digest = sha256_file(path)
+    mpath = manifest_path(path)
+    manifest = None
+    if mpath.is_file():
+        try:
+            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise PackError(f"{mpath.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        if manifest.get("sha256") != digest:
+            raise PackError(
+                f"{path.name}: sha256 {digest[:12]}… does not match {mpath.name} field sha256 "
+                f"{str(manifest.get('sha256'))[:12]}…; the pack was changed after it was built"
+            )
+    elif require_manifest:
+        raise PackError(f"{path.name}: no manifest {mpath.name} beside it")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            scenarios = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise PackError(f"{path.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not isinstance(scenarios, list):
+        raise PackError(f"{path.name}: a pack is a JSON list of scenarios, found a {type(scenarios).__name__}")
+    for i, scenario in enumerate(scenarios):
+        if not isinstance(scenario, dict):
+            raise PackError(f"{path.name}: record #{i} is a {type(scenario).__name__}, not a scenario object")
+        for key in ("name", "description"):
+            if not isinstance(scenario.get(key), str):
+                raise PackError(f"{path.name}: record #{i} field {key!r} is missing or not a string")
+    return Pack(path=path, scenarios=scenarios, manifest=manifest, sha256=digest)
