@@ -7,8 +7,8 @@ the pooled figures a run summary prints (``pairs`` = list of (scenario, result d
 """
 
 JUDGES = {
-    "choice_match": "judges.builtin",
-    "checklist": "judges.builtin",
+    "choice_match": "judges.choice_match",
+    "checklist": "judges.checklist",
     "grounding": "judges.grounding",
     "choice": "judges.choice",
     "citations": "judges.citations",

@@ -1,0 +1,113 @@
+"""Everything that defines one run, and the parts of it that are safe to write down."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Environment variables that hold each provider's key (read when --api-key is not given).
+KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "together": "TOGETHER_API_KEY",
+}
+EMBEDDED_MODEL = "smollm2"
+
+
+class RunError(Exception):
+    """A run that cannot start or finish; the message is one line naming what is wrong."""
+
+
+@dataclass
+class RunConfig:
+    pack: Path
+    out: Path = Path("results")
+    # target
+    target: str | None = None
+    provider: str = "openai"
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    system_prompt: str | None = None
+    decision: str | None = None          # ollama | openrouter | url
+    decision_url: str | None = None
+    max_options: int | None = 26
+    # grading
+    judge: str | None = None
+    judge_model: str | None = None
+    judge_provider: str = "openai"
+    judge_base_url: str | None = None
+    judge_api_key: str | None = field(default=None, repr=False)
+    auditor_model: str | None = None
+    auditor_provider: str | None = None
+    auditor_base_url: str | None = None
+    max_turns: int = 1
+    grader_options: dict[str, Any] = field(default_factory=dict)
+    # selection
+    smoke: bool = False
+    per_question: int | None = None
+    limit: int | None = None
+    seed: int = 0
+    # decoding and execution
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    concurrency: int = 1
+    timeout: float = 600.0
+    max_retries: int = 2
+    resume: bool = True
+    retry_errors: bool = True
+    embedded_ctx: int = 8192
+    show_progress: bool | None = None
+
+    @property
+    def embedded(self) -> bool:
+        """No target given: the embedded local model answers."""
+        return self.target is None and self.decision is None
+
+    def target_key(self) -> str | None:
+        if self.api_key:
+            return self.api_key
+        variable = KEY_VARIABLES.get(self.provider)
+        key = os.environ.get(variable) if variable else None
+        if key is None and self.base_url and self.provider == "openai":
+            return "local"  # OpenAI-compatible local servers need some key; they ignore it
+        return key
+
+    def decoding(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed}
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        return params
+
+    def public(self) -> dict[str, Any]:
+        """The settings as written to the run file: no API key, ever."""
+        data = asdict(self)
+        for secret in ("api_key", "judge_api_key"):
+            data.pop(secret, None)
+        data["pack"] = Path(self.pack).name
+        data["out"] = None
+        return data
+
+    def fingerprint(self, model: str, base_url: str | None) -> str:
+        """What makes two runs' answers comparable: model, endpoint, judge, turns, decoding."""
+        basis = {
+            "model": model, "provider": self.provider, "base_url": base_url, "decision": self.decision,
+            "system_prompt": self.system_prompt, "judge": self.judge, "judge_model": self.judge_model,
+            "grader_options": self.grader_options, "max_turns": self.max_turns, "decoding": self.decoding(),
+            "auditor_model": self.auditor_model,
+        }
+        return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def model_slug(model: str) -> str:
+    """A file-name-safe model name: ``qwen3:8b`` → ``qwen3_8b``, ``org/model`` → ``org_model``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"

