@@ -49,11 +49,24 @@ def manifest_path(pack_path: str | os.PathLike) -> Path:
     return pack_path.with_name(f"{stem}.manifest.json")
 
 
+def _umask_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def new_temp(directory: Path, name: str) -> tuple[int, str]:
+    """A temporary file beside ``name`` with the permissions a plainly created file would get."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+    os.chmod(tmp, _umask_mode())
+    return fd, tmp
+
+
 def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
     """Write JSON through a temporary file and a rename, so no half-written file is ever seen."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = new_temp(path.parent, path.name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, ensure_ascii=False, indent=2)
@@ -91,7 +104,7 @@ class PackWriter:
 
     def __enter__(self) -> "PackWriter":
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp")
+        fd, self._tmp = new_temp(self.out.parent, self.out.name)
         self._fh = os.fdopen(fd, "wb")
         self._emit(b"[")
         return self

@@ -1,9 +1,15 @@
 """Build the simpleaudit engine for a run: the target, the judge and their clients.
 
 Avoids simpleaudit's documented traps: one turn by default (code judges call no
-auditor model), the OpenAI SDK's own retries switched off so only simpleaudit's
-retry layer is active, an explicit per-call timeout, and never
+auditor model), one retry layer per call, an explicit per-call timeout, and never
 ``SingleTurnAuditor`` for choice or checklist grading.
+
+Retry layers: with one of our targets (``runner.targets``) or a decision target the
+engine is ``Auditor(target=...)``; simpleaudit then never retries the target (its
+``max_retries`` only reaches the ``ModelTarget`` it no longer uses), and our target
+retries. Judge and auditor-model calls, and targets on other providers, keep
+simpleaudit's retry (``max_retries``, ``retry_backoff``) with the SDK's own retries
+off where the SDK allows it (OpenAI-family and Anthropic clients).
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from typing import Any, Mapping
 from judges import CODE_JUDGES, JUDGES
 from runner.config import RunConfig, RunError
 
-#: any-llm providers whose client is the OpenAI SDK (they accept max_retries and timeout).
-OPENAI_SDK_PROVIDERS = {"openai", "openrouter", "vllm", "llamacpp", "deepseek", "lmstudio", "together", "groq", "xai"}
+#: any-llm providers whose SDK client accepts max_retries and timeout (OpenAI family, Anthropic).
+SDK_RETRY_PROVIDERS = {"openai", "openrouter", "vllm", "llamacpp", "deepseek", "lmstudio", "together", "groq", "xai",
+                       "anthropic"}
 
 
 def judge_name(config: RunConfig, manifest: Mapping[str, Any] | None, scenarios: list[dict[str, Any]]) -> str:
@@ -44,14 +51,14 @@ def judge_config(name: str, manifest: Mapping[str, Any] | None, options: Mapping
 
 
 def _client_kwargs(provider: str, config: RunConfig) -> dict[str, Any] | None:
-    if provider in OPENAI_SDK_PROVIDERS:
+    if provider in SDK_RETRY_PROVIDERS:
         return {"max_retries": 0, "timeout": config.timeout}
     return None
 
 
 def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model: str, base_url: str | None,
-                 decision_target: Any = None):
-    """A simpleaudit ``ModelAuditor`` (chat targets) or ``Auditor`` (decision targets)."""
+                 target: Any = None):
+    """The simpleaudit engine: ``Auditor(target=...)``'s for our own or a decision target, else a ``ModelAuditor``."""
     from simpleaudit import Auditor, ModelAuditor
 
     code_judge = judge in CODE_JUDGES
@@ -67,6 +74,7 @@ def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model:
         "judge_api_key": config.judge_api_key or (None if code_judge else _judge_key(config)),
         "max_turns": config.max_turns,
         "max_retries": config.max_retries,
+        "retry_backoff": config.retry_backoff,
         "show_progress": False,
         "judge_kwargs": _client_kwargs(config.judge_provider, config),
     }
@@ -80,13 +88,14 @@ def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model:
             auditor_kwargs=_client_kwargs(config.auditor_provider or config.judge_provider, config),
         )
     try:
-        if decision_target is not None:
-            return Auditor(target=decision_target, **judge_kwargs).engine
+        if target is not None:
+            system_prompt = None if config.decision else config.system_prompt  # decision targets: as before
+            return Auditor(target=target, system_prompt=system_prompt, **judge_kwargs).engine
         return ModelAuditor(
             model=target_model,
             provider=config.provider,
             base_url=base_url,
-            api_key=config.target_key(),
+            api_key=config.target_key() or ("local" if base_url else None),
             system_prompt=config.system_prompt,
             target_kwargs=_client_kwargs(config.provider, config),
             **judge_kwargs,

@@ -1,9 +1,16 @@
-"""The run summary: what ran, how much of it answered, and the grader's headline figures."""
+"""The run file and its summary: what ran, how, how much of it answered, and the grader's headline figures."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
-from typing import Any, Mapping
+from importlib.metadata import version
+from typing import TYPE_CHECKING, Any, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from packs.pack import Pack
+    from runner.config import RunConfig
 
 
 def summarize(
@@ -12,6 +19,7 @@ def summarize(
     headline: Mapping[str, Any],
     *,
     skipped: Mapping[str, int] | None = None,
+    resumed: int = 0,
 ) -> dict[str, Any]:
     """Counts over the run plus the judge's pooled figures, as a JSON-ready dict."""
     verdicts = Counter(str(r.get("severity")) for r in results)
@@ -24,10 +32,58 @@ def summarize(
         "verdicts": dict(sorted(verdicts.items())),
         "simpleaudit_score": _score(results),
         "skipped": dict(skipped or {}),
+        "resumed": resumed,
         "tokens": _tokens(results),
         "headline": dict(headline),
     }
     return summary
+
+
+def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
+               started: dt.datetime, seconds: float, embedded: bool, summary: dict[str, Any],
+               fingerprint: str, digest: str | None = None, shard: dict[str, Any] | None = None,
+               cache: dict[str, int] | None = None) -> dict[str, Any]:
+    """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
+    manifest = pack.manifest or {}
+    return {
+        "auditpacks": _version("auditpacks"),
+        "simpleaudit": version("simpleaudit"),
+        "pack": {"name": pack.path.name, "sha256": pack.sha256, "builder": manifest.get("builder"),
+                 "scenarios_in_pack": len(pack.scenarios)},
+        "model": model,
+        "model_digest": digest,
+        "provider": "decision:" + config.decision if config.decision else config.provider,
+        "base_url": public_url(base_url),
+        "embedded": embedded,
+        "judge": judge,
+        "judge_model": config.judge_model,
+        "parameters": config.public(),
+        "fingerprint": fingerprint,
+        "shard": shard,
+        "cache": cache,
+        "seed": config.seed,
+        "repeat": 1,
+        "started": started.replace(microsecond=0).isoformat(),
+        "seconds": round(seconds, 2),
+        "summary": summary,
+    }
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without any user name or password in it."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def _version(dist: str) -> str:
+    try:
+        return version(dist)
+    except Exception:
+        return "0+unknown"
 
 
 def _score(results: list[dict[str, Any]]) -> float | None:
@@ -51,7 +107,8 @@ def format_summary(run: Mapping[str, Any]) -> str:
         f"model       {run['model']} via {run['provider']}" + (f" at {run['base_url']}" if run.get("base_url") else ""),
         f"judge       {run['judge']}",
         f"scenarios   {s['scenarios']} run, {s['completed']} completed, {s['errors']} errors"
-        + "".join(f", {n} skipped ({why})" for why, n in s["skipped"].items()),
+        + "".join(f", {n} skipped ({why})" for why, n in s["skipped"].items())
+        + (f" ({s['resumed']} reused from the journal)" if s.get("resumed") else ""),
         f"completion  {s['completion']:.1%}",
         f"verdicts    " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
     ]
@@ -63,6 +120,8 @@ def format_summary(run: Mapping[str, Any]) -> str:
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
     if isinstance(value, Mapping):
         return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
     return str(value)
