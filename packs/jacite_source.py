@@ -35,22 +35,9 @@ def read_json(path: Path) -> Any:
 
 def registry_from_minpo(data: dict[str, Any], name: str = BUNDLED_REGISTRY) -> dict[str, Any]:
     """The bundled 民法 file as a jacite registry: titles and captions in document order."""
-    articles: list[dict[str, str]] = []
-    seen_ranges: set[str] = set()
-    for i, entry in enumerate(_list_field(data, "articles", name)):
-        for key in ("article", "caption"):
-            if not isinstance(entry.get(key), str):
-                raise PackError(f"{name}: article #{i} field {key!r} is missing or not a string")
-        if entry.get("range_deleted"):
-            heading = entry.get("range_heading")
-            if not isinstance(heading, str):
-                raise PackError(f"{name}: article #{i} field 'range_heading' is missing")
-            if heading in seen_ranges:
-                continue
-            seen_ranges.add(heading)
-            articles.append({"article": heading, "caption": ""})
-        else:
-            articles.append({"article": entry["article"], "caption": entry["caption"]})
+    from judges.ja_registry import law_text_articles
+
+    articles = [{"article": a["article"], "caption": a["caption"]} for a in law_text_articles(data, name)]
     law = {"law_id": data.get("law_id"), "title": data.get("title"), "revision_id": data.get("source"),
            "articles": articles}
     return {"source": data.get("source"), "laws": [law]}
