@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, score, rescore and export."""
+"""The ``auditpacks`` command: build, check, run, merge, score, rescore and export."""
 
 from __future__ import annotations
 
@@ -59,6 +59,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_run_arguments(run)
     run.set_defaults(handler=_run)
 
+    merge = sub.add_parser("merge", help="join the results of --shard runs into one results file and run file")
+    merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR", help="the --out folder of each shard run")
+    merge.add_argument("--out", type=Path, required=True, help="folder for the merged files")
+    merge.add_argument("--pack", type=Path, help="the pack the shards ran: checked, and the headline figures recomputed")
+    merge.add_argument("--model", help="which model's runs to merge, when a folder holds several")
+    merge.set_defaults(handler=_merge)
+
     _add_family(sub, "score", "score a benchmark's prediction file", _optional(SCORERS), _delegate,
                 load=command == "score")
     _add_family(sub, "rescore", "re-score a published benchmark file", _optional(RESCORERS), _delegate,
@@ -92,6 +99,16 @@ def _run(args) -> int:
 
     record = run(config_from_args(args))
     print_summary(record)
+    return 0
+
+
+def _merge(args) -> int:
+    from runner.merge import merge
+    from runner.run import print_summary
+
+    record = merge(args.shards, args.out, pack=args.pack, model=args.model)
+    print_summary(record)
+    print(f"merged shards {', '.join(record['merged_from']['shards'])} into {args.out}")
     return 0
 
 

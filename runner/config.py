@@ -63,8 +63,13 @@ class RunConfig:
     concurrency: int = 1
     timeout: float = 600.0
     max_retries: int = 2
+    retry_backoff: float = 0.5
     resume: bool = True
     retry_errors: bool = True
+    cache_dir: Path | None = None
+    cache_only: bool = False
+    skip_oversize: bool = False
+    shard: str | None = None
     embedded_ctx: int = 8192
     show_progress: bool | None = None
 
@@ -73,10 +78,13 @@ class RunConfig:
         """No target given: the embedded local model answers."""
         return self.target is None and self.decision is None
 
+    def key_variable(self) -> str | None:
+        return KEY_VARIABLES.get(self.provider)
+
     def target_key(self) -> str | None:
         if self.api_key:
             return self.api_key
-        variable = KEY_VARIABLES.get(self.provider)
+        variable = self.key_variable()
         key = os.environ.get(variable) if variable else None
         if key is None and self.base_url and self.provider == "openai":
             return "local"  # OpenAI-compatible local servers need some key; they ignore it
@@ -95,16 +103,20 @@ class RunConfig:
             data.pop(secret, None)
         data["pack"] = Path(self.pack).name
         data["out"] = None
+        data["cache_dir"] = None if self.cache_dir is None else str(self.cache_dir)
         return data
 
-    def fingerprint(self, model: str, base_url: str | None) -> str:
-        """What makes two runs' answers comparable: model, endpoint, judge, turns, decoding."""
+    def fingerprint(self, model: str, base_url: str | None, digest: str | None = None) -> str:
+        """What makes two runs' answers comparable: model (and its digest, when known), endpoint,
+        judge, turns, decoding. Transport settings, the cache and the shard are not part of it."""
         basis = {
             "model": model, "provider": self.provider, "base_url": base_url, "decision": self.decision,
             "system_prompt": self.system_prompt, "judge": self.judge, "judge_model": self.judge_model,
             "grader_options": self.grader_options, "max_turns": self.max_turns, "decoding": self.decoding(),
             "auditor_model": self.auditor_model,
         }
+        if digest:
+            basis["model_digest"] = digest
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

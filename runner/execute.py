@@ -1,21 +1,40 @@
 """Run scenarios through the simpleaudit engine, journaling each result as it finishes.
 
 Each scenario goes through ``ModelAuditor.run_scenario`` (the engine's own turn
-loop, judge call and error handling) under a concurrency limit. Results come
-back in pack order; finished ones are appended to the journal at once, so an
-interrupted run resumes where it stopped.
+loop, judge call and error handling) under a concurrency limit, in its own asyncio
+task with its own :class:`~runner.targets.turns.ScenarioLog`. Results come back in
+pack order; finished ones are appended to the journal at once, so an interrupted run
+resumes where it stopped. A target's fatal error (its endpoint is unreachable) stops
+the whole run; a prompt too long for the model is skipped when asked to.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
 
 from simpleaudit import AuditResult
 
 from runner.journal import Journal, scenario_key
+from runner.targets import turns
 
-Progress = Callable[[dict[str, Any]], None]
+OVERSIZE = "over the model's context"
+
+
+class Progress(Protocol):
+    def start(self, resumed: list[dict[str, Any]]) -> None: ...
+    def update(self, result: dict[str, Any] | None) -> None: ...
+
+
+@dataclass
+class Outcome:
+    """The scenarios that produced a result, their results (same order) and what was skipped."""
+
+    scenarios: list[dict[str, Any]]
+    results: list[dict[str, Any]]
+    skipped: dict[str, int] = field(default_factory=dict)
+    resumed: int = 0
 
 
 def scenario_arguments(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +73,14 @@ def error_result(scenario: dict[str, Any], exc: BaseException) -> AuditResult:
     )
 
 
+def finished(journal: Journal, key: str, retry_errors: bool) -> dict[str, Any] | None:
+    """The journaled result to reuse for ``key`` (an ERROR is run again unless kept)."""
+    done = journal.done.get(key)
+    if done is None or (retry_errors and done.get("severity") == "ERROR"):
+        return None
+    return done
+
+
 async def run_scenarios(
     engine: Any,
     scenarios: list[dict[str, Any]],
@@ -62,34 +89,43 @@ async def run_scenarios(
     concurrency: int = 1,
     params: dict[str, Any] | None = None,
     retry_errors: bool = True,
-    on_result: Progress | None = None,
-) -> list[dict[str, Any]]:
+    progress: Progress | None = None,
+    fatal: Callable[[], BaseException | None] = lambda: None,
+    skip_oversize: bool = False,
+) -> Outcome:
     """Every scenario's result dict, in the order given; reuses results already journaled."""
     keys = [scenario_key(s) for s in scenarios]
-    results: list[dict[str, Any] | None] = [None] * len(scenarios)
-    pending = []
-    for index, key in enumerate(keys):
-        done = journal.done.get(key)
-        if done is not None and not (retry_errors and done.get("severity") == "ERROR"):
-            results[index] = done
-        else:
-            pending.append(index)
+    results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
+    resumed = [r for r in results if r is not None]
+    if progress:
+        progress.start(resumed)
+    skipped: dict[str, int] = {}
     semaphore = asyncio.Semaphore(max(1, concurrency))
 
     async def one(index: int) -> None:
         scenario = scenarios[index]
         async with semaphore:
+            log = turns.begin()
             try:
                 result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
             except Exception as exc:  # the engine catches most failures itself
                 result = error_result(scenario, exc)
+        problem = fatal()
+        if problem is not None:
+            raise problem
+        if log.oversize and skip_oversize:
+            skipped[OVERSIZE] = skipped.get(OVERSIZE, 0) + 1
+            if progress:
+                progress.update(None)
+            return
         data = result.to_dict()
+        turns.attach_reasoning(data["conversation"], log)
         journal.append(keys[index], scenario["name"], data)
         results[index] = data
-        if on_result:
-            on_result(data)
+        if progress:
+            progress.update(data)
 
-    tasks = [asyncio.create_task(one(i)) for i in pending]
+    tasks = [asyncio.create_task(one(i)) for i, r in enumerate(results) if r is None]
     try:
         await asyncio.gather(*tasks)
     except BaseException:
@@ -97,4 +133,6 @@ async def run_scenarios(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
-    return [r for r in results if r is not None]
+    kept = [i for i, r in enumerate(results) if r is not None]
+    return Outcome(scenarios=[scenarios[i] for i in kept], results=[results[i] for i in kept],
+                   skipped=skipped, resumed=len(resumed))

@@ -1,4 +1,8 @@
-"""Progress of a run: a live bar on a terminal, plain lines elsewhere (CI logs)."""
+"""Progress of a run: a live bar on a terminal, plain lines elsewhere (CI logs).
+
+Scenarios reused from the journal count as done from the start (and their errors
+and tokens are counted); the rate and the ETA use only the scenarios run now.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,14 @@ from typing import Any
 
 
 class ProgressPrinter:
-    """Counts finished scenarios, errors and tokens; shows rate and ETA."""
+    """Counts finished scenarios, errors, skips and tokens; shows rate and ETA."""
 
     def __init__(self, total: int, *, show: bool | None = None, stream=None) -> None:
         self.total = total
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if show is None else show and self.stream.isatty()
         self.quiet = show is False
-        self.done = self.errors = self.tokens = 0
+        self.done = self.resumed = self.errors = self.skipped = self.tokens = 0
         self._start = time.monotonic()
         self._next_line = 0
         self._bar = None
@@ -30,18 +34,43 @@ class ProgressPrinter:
             self._task = self._bar.add_task("run", total=self.total, info="")
         return self
 
-    def update(self, result: dict[str, Any]) -> None:
+    def start(self, resumed: list[dict[str, Any]]) -> None:
+        """Count the results reused from the journal."""
+        for result in resumed:
+            self._count(result)
+        self.resumed = self.done
+        self._start = time.monotonic()
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, info=self.info())
+        elif self.resumed and not self.quiet:
+            print(f"[{self.done}/{self.total}] resumed from the journal", file=self.stream, flush=True)
+        self._next_line = self.done + 1
+
+    def _count(self, result: dict[str, Any] | None) -> None:
         self.done += 1
+        if result is None:
+            self.skipped += 1
+            return
         self.errors += result.get("severity") == "ERROR"
         self.tokens += int(result.get("target_input_tokens") or 0) + int(result.get("target_output_tokens") or 0)
+
+    def rate(self) -> float:
         elapsed = time.monotonic() - self._start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        info = f"{rate:.2f}/s · {self.errors} errors · {self.tokens} tokens"
+        return (self.done - self.resumed) / elapsed if elapsed > 0 else 0.0
+
+    def info(self) -> str:
+        skipped = f" · {self.skipped} skipped" if self.skipped else ""
+        return f"{self.rate():.2f}/s · {self.errors} errors{skipped} · {self.tokens} tokens"
+
+    def update(self, result: dict[str, Any] | None) -> None:
+        """One scenario finished (``None``: skipped)."""
+        self._count(result)
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, info=info)
+            self._bar.update(self._task, completed=self.done, info=self.info())
         elif not self.quiet and (self.done >= self._next_line or self.done == self.total):
+            rate = self.rate()
             eta = (self.total - self.done) / rate if rate else 0.0
-            print(f"[{self.done}/{self.total}] {info} · eta {eta:.0f}s", file=self.stream, flush=True)
+            print(f"[{self.done}/{self.total}] {self.info()} · eta {eta:.0f}s", file=self.stream, flush=True)
             self._next_line = self.done + max(1, self.total // 20)
 
     def __exit__(self, *exc) -> None:

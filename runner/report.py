@@ -110,7 +110,7 @@ def format_summary(run: Mapping[str, Any]) -> str:
         + "".join(f", {n} skipped ({why})" for why, n in s["skipped"].items())
         + (f" ({s['resumed']} reused from the journal)" if s.get("resumed") else ""),
         f"completion  {s['completion']:.1%}",
-        f"verdicts    " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
+        "verdicts    " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
     ]
     for key, value in s["headline"].items():
         lines.append(f"{key:<11} {_fmt(value)}")

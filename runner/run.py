@@ -1,9 +1,10 @@
-"""One run, start to finish: pack → selection → target → simpleaudit → results, run file, summary.
+"""One run, start to finish: pack → selection (→ shard) → target → simpleaudit → results, run file, summary.
 
 Writes ``DIR/<model-slug>.json`` (simpleaudit ``AuditResults``, loadable with
 ``AuditResults.load``), ``DIR/<model-slug>.run.json`` (what was run, how, on which
 pack hash; never a key) and ``DIR/<model-slug>.journal.jsonl`` (finished
-scenarios, for resuming).
+scenarios, for resuming). The results file is written before the grader's pooled
+figures are computed, so a failing metric never costs a finished run.
 """
 
 from __future__ import annotations
@@ -11,23 +12,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import sys
 import time
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Iterator
 
 from simpleaudit import AuditResult, AuditResults
 
-from packs.pack import Pack, atomic_write_json, load_pack
-from runner import select
+from packs.pack import atomic_write_json, load_pack, sha256_file
+from runner import select, shard
+from runner.cache import ResponseCache
 from runner.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
 from runner.engine import build_engine, judge_config, judge_module, judge_name
-from runner.execute import run_scenarios
+from runner.execute import Outcome, run_scenarios
 from runner.journal import Journal
 from runner.preflight import check_reachable
 from runner.progress import ProgressPrinter
-from runner.report import format_summary, summarize
+from runner.report import format_summary, run_record, summarize
+from runner.targets import make_target, owns
 
 
 @dataclass
@@ -39,9 +42,12 @@ class Endpoint:
 
 @contextlib.contextmanager
 def endpoint(config: RunConfig) -> Iterator[Endpoint]:
-    """The chat endpoint to talk to; starts (and afterwards stops) the embedded model when none is given."""
-    if not config.embedded:
-        yield Endpoint(model=config.target or "", base_url=config.base_url)
+    """The chat endpoint to talk to; starts (and afterwards stops) the embedded model when none is given.
+
+    With ``--cache-only`` the embedded model is not started: every reply comes from the cache.
+    """
+    if not config.embedded or config.cache_only:
+        yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url, embedded=config.embedded)
         return
     from runner.embedded import EmbeddedModel
 
@@ -66,77 +72,107 @@ def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple
     return target, kept, ({f"over {config.max_options} options": skipped} if skipped else {})
 
 
+def open_cache(config: RunConfig) -> ResponseCache | None:
+    if config.cache_only and config.cache_dir is None:
+        raise RunError("--cache-only needs --cache DIR")
+    if config.cache_dir is None:
+        return None
+    if not owns(config):
+        raise RunError("--cache works with OpenAI-compatible providers, --provider ollama and the embedded model")
+    return ResponseCache(config.cache_dir, only=config.cache_only)
+
+
+def embedded_identity() -> dict[str, Any]:
+    """The embedded model's cache identity: its name and the GGUF file's sha256 (its port changes every run)."""
+    from runner.embedded import find_model_path
+
+    return {"base_url": None, "embedded": EMBEDDED_MODEL, "digest": sha256_file(find_model_path())}
+
+
+def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[Any, str | None]:
+    """Our own target for this endpoint (None: simpleaudit's any-llm path) and the model digest, if known.
+
+    The reachability check runs here, before anything is written, except that with a
+    cache it waits for the first request the cache cannot answer.
+    """
+    lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
+    identity = embedded_identity() if ep.embedded and cache is not None else None
+    target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
+                         preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
+    if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
+        check_reachable(config.base_url)
+    if hasattr(target, "prepare"):
+        return target, target.prepare().get("digest")
+    return target, (identity or {}).get("digest")
+
+
+async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
+                  progress: ProgressPrinter) -> Outcome:
+    """All scenarios in one event loop; the target's connections are closed inside it."""
+    try:
+        return await run_scenarios(
+            engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
+            retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
+            fatal=lambda: getattr(target, "fatal", None),
+        )
+    finally:
+        if hasattr(target, "aclose"):
+            await target.aclose()
+
+
 def run(config: RunConfig) -> dict[str, Any]:
     """Run the pack and return the run record (also written to the run file)."""
     pack = load_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
+    assigned, shard_record = scenarios, None
+    if config.shard:
+        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard))
     judge = judge_name(config, pack.manifest, scenarios)
     judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
+    cache = open_cache(config)
     skipped: dict[str, int] = {}
-    target = None
+    target, digest, runnable = None, None, assigned
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
-        target, scenarios, skipped = decision_target(config, scenarios)
-    elif config.base_url:
-        check_reachable(config.base_url)
-    if not config.embedded and config.decision is None and not config.target:
+        target, runnable, skipped = decision_target(config, assigned)
+    elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.monotonic()
     with endpoint(config) as ep:
-        model = ep.model if not config.decision else config.target
-        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url,
-                              decision_target=target)
-        slug = model_slug(model)
+        model = config.target if config.decision else ep.model
+        if not config.decision:
+            target, digest = chat_target(config, ep, cache)
+        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target)
         out = Path(config.out)
-        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url)
+        slug = model_slug(model)
+        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
-        with journal, ProgressPrinter(len(scenarios), show=config.show_progress) as progress:
-            results = asyncio.run(run_scenarios(
-                engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
-                retry_errors=config.retry_errors, on_result=progress.update,
-            ))
+        with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
+            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
-    headline = judge_module(judge).headline(list(zip(scenarios, results)))
+    skipped.update(outcome.skipped)
+    AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
+    if shard_record is not None:
+        shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
-                        seconds=time.monotonic() - clock, embedded=ep.embedded,
-                        summary=summarize(scenarios, results, headline, skipped=skipped))
-    AuditResults([AuditResult(**r) for r in results]).save(str(out / f"{slug}.json"))
+                        seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
+                        digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+                                          skipped=skipped, resumed=outcome.resumed))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
 
 
-def run_record(config: RunConfig, pack: Pack, *, model: str, base_url: str | None, judge: str,
-               started: dt.datetime, seconds: float, embedded: bool, summary: dict[str, Any]) -> dict[str, Any]:
-    """The sidecar run file: everything simpleaudit's results file leaves out."""
-    manifest = pack.manifest or {}
-    return {
-        "auditpacks": _version("auditpacks"),
-        "simpleaudit": version("simpleaudit"),
-        "pack": {"name": pack.path.name, "sha256": pack.sha256, "builder": manifest.get("builder"),
-                 "scenarios_in_pack": len(pack.scenarios)},
-        "model": model,
-        "provider": "decision:" + config.decision if config.decision else config.provider,
-        "base_url": base_url,
-        "embedded": embedded,
-        "judge": judge,
-        "judge_model": config.judge_model,
-        "parameters": config.public(),
-        "seed": config.seed,
-        "repeat": 1,
-        "started": started.replace(microsecond=0).isoformat(),
-        "seconds": round(seconds, 2),
-        "summary": summary,
-    }
-
-
-def _version(dist: str) -> str:
+def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
+    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
     try:
-        return version(dist)
-    except Exception:
-        return "0+unknown"
+        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+    except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
+        print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def print_summary(record: dict[str, Any]) -> None:

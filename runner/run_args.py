@@ -12,8 +12,11 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     target = parser.add_argument_group("target (default: the embedded local model)")
     target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
     target.add_argument("--provider", default="openai",
-                        help="any simpleaudit/any-llm provider: openai, anthropic, gemini, mistral, openrouter, ...")
-    target.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:11434/v1")
+                        help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
+                             "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
+                             "provider (anthropic, gemini, mistral, ...) through simpleaudit")
+    target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
+                                           "http://localhost:11434 (--provider ollama)")
     target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
     target.add_argument("--system-prompt", help="system prompt sent to a chat target")
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
@@ -47,11 +50,24 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--temperature", type=float, default=0.0)
     execution.add_argument("--max-tokens", type=int, help="output budget per reply")
     execution.add_argument("--concurrency", type=int, default=1, help="scenarios in flight at once")
-    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
-    execution.add_argument("--max-retries", type=int, default=2, help="retries per model call")
-    execution.add_argument("--fresh", action="store_true", help="ignore finished scenarios of an earlier run")
+    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--max-retries", type=int, default=2,
+                           help="retries per model call: at most N+1 requests (default 2)")
+    execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
+                           help="first retry delay, doubled each time, with jitter (default 0.5)")
+    resume = execution.add_mutually_exclusive_group()
+    resume.add_argument("--resume", dest="fresh", action="store_false", default=False,
+                        help="reuse finished scenarios journaled in --out (the default)")
+    resume.add_argument("--fresh", dest="fresh", action="store_true", default=False,
+                        help="ignore finished scenarios of an earlier run")
     execution.add_argument("--keep-errors", action="store_true",
                            help="when resuming, keep ERROR results instead of running them again")
+    execution.add_argument("--cache", type=Path, metavar="DIR", help="response cache folder (off by default)")
+    execution.add_argument("--cache-only", action="store_true",
+                           help="replay from --cache without a server; a miss is that scenario's ERROR")
+    execution.add_argument("--skip-oversize", action="store_true",
+                           help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
+    execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
     execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
     if pack_required:
@@ -73,6 +89,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
         smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
         temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
-        timeout=args.timeout, max_retries=args.max_retries, resume=not args.fresh,
-        retry_errors=not args.keep_errors, show_progress=False if args.quiet else None,
+        timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
+        retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
+        skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
     )

@@ -1,0 +1,82 @@
+"""What a target learns during one scenario that simpleaudit's result has no field for.
+
+simpleaudit strips ``<think>`` blocks from every reply before storing it, so the
+reasoning would be lost. Our targets instead record each reply's reasoning in the
+scenario's :class:`ScenarioLog` (held in a context variable that the executor sets
+inside each scenario's own asyncio task); the executor then adds it to the assistant
+entries of the stored ``conversation`` under ``"reasoning"``. A target that refuses a
+prompt as too long for the model notes that too, so ``--skip-oversize`` can skip it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from simpleaudit.model_auditor import ModelAuditor
+
+_THINK = re.compile(r"(?is)<\s*(think|thinking)\s*>(.*?)<\s*/\s*(?:think|thinking)\s*>")
+_OPEN = re.compile(r"(?is)<\s*(think|thinking)\s*>")
+_CLOSE = re.compile(r"(?is)<\s*/\s*(think|thinking)\s*>")
+
+
+@dataclass
+class ScenarioLog:
+    reasoning: list[str | None] = field(default_factory=list)
+    oversize: str | None = None
+
+
+_current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
+
+
+def begin() -> ScenarioLog:
+    """Start a fresh log for the scenario running in the current task."""
+    log = ScenarioLog()
+    _current.set(log)
+    return log
+
+
+def record_reasoning(text: str | None) -> None:
+    """Note one target reply's reasoning (None when it had none); call once per reply."""
+    log = _current.get()
+    if log is not None:
+        log.reasoning.append(text or None)
+
+
+def record_oversize(reason: str) -> None:
+    log = _current.get()
+    if log is not None:
+        log.oversize = reason
+
+
+def split_reasoning(text: str) -> tuple[str, str | None]:
+    """(answer, reasoning): the answer exactly as simpleaudit would store it, and what it strips.
+
+    Reasoning is the inside of complete ``<think>``/``<thinking>`` blocks, everything before
+    an orphan closing tag (a template that pre-fills the opening tag) and everything after
+    an unclosed opening tag.
+    """
+    answer = ModelAuditor.strip_thinking(text)
+    pieces = [m.group(2).strip() for m in _THINK.finditer(text)]
+    rest = _THINK.sub("", text)
+    close = _CLOSE.search(rest)
+    if close and not _OPEN.search(rest[: close.start()]):
+        pieces.append(rest[: close.start()].strip())
+        rest = rest[close.end():]
+    dangling = _OPEN.search(rest)
+    if dangling:
+        pieces.append(rest[dangling.end():].strip())
+    reasoning = "\n\n".join(p for p in pieces if p)
+    return answer, reasoning or None
+
+
+def attach_reasoning(conversation: list[dict[str, Any]], log: ScenarioLog) -> None:
+    """Add ``"reasoning"`` to the assistant entries, in order, where the reply had any."""
+    replies = [entry for entry in conversation if entry.get("role") == "assistant"]
+    if len(replies) != len(log.reasoning):
+        return  # a target that does not record (decision, any-llm): nothing to align
+    for entry, reasoning in zip(replies, log.reasoning):
+        if reasoning:
+            entry["reasoning"] = reasoning

@@ -1,0 +1,117 @@
+"""Retries and time-outs: one layer, at most max_retries + 1 requests per call, every scenario accounted for."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from runner.retry import CallFailed, RetryPolicy, call_with_retries, describe
+from tests.support.fake_openai import FAULT_KINDS, FakeOpenAI
+from tests.support.runs import results, run_file, run_here
+from tests.support.tiny_pack import write_pack
+
+FAST = ("--retry-backoff", "0.01", "--timeout", "1.5", "--concurrency", "8")
+
+
+def test_twenty_percent_faults_end_answered_or_error_within_the_retry_limit(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 60)
+    with FakeOpenAI() as clean:
+        assert run_here(pack, tmp_path / "clean", clean.base_url) == 0
+    expected = {r["scenario_name"]: r["severity"] for r in results(tmp_path / "clean")}
+
+    with FakeOpenAI(fault_rate=0.2, seed=7, stall_s=2.0) as server:
+        assert run_here(pack, tmp_path / "faulty", server.base_url, "--max-retries", "2", *FAST) == 0
+    got = results(tmp_path / "faulty")
+    assert len(got) == 60
+    assert set(server.faults_sent) == set(FAULT_KINDS)  # every kind of fault was exercised
+    assert max(server.calls.values()) <= 3 and len(server.calls) == 60
+    assert any(n > 1 for n in server.calls.values())
+    errors = [r for r in got if r["severity"] == "ERROR"]
+    for result in got:
+        if result["severity"] == "ERROR":
+            assert "gave up after 3 attempts: " in result["judgment"]["error"]
+        else:  # a retried call that got through gives the same verdict as a clean run
+            assert result["severity"] == expected[result["scenario_name"]]
+    assert run_file(tmp_path / "faulty")["summary"]["errors"] == len(errors)
+
+
+def test_max_retries_zero_makes_one_request_per_call(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 4)
+    with FakeOpenAI(fault_rate=1.0, faults=("500",)) as server:
+        assert run_here(pack, tmp_path / "out", server.base_url, "--max-retries", "0", *FAST) == 0
+    assert set(server.calls.values()) == {1}
+    errors = {r["judgment"]["error"] for r in results(tmp_path / "out")}
+    assert errors == {"CallFailed: gave up after 1 attempt: HTTP 500: injected failure"}
+
+
+def test_simpleaudit_adds_no_retry_layer_on_a_judge_free_run(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    with FakeOpenAI(fault_rate=1.0, faults=("500",)) as server:
+        assert run_here(pack, tmp_path / "out", server.base_url, "--max-retries", "4", *FAST) == 0
+    assert set(server.calls.values()) == {5}
+
+
+class Status(Exception):
+    def __init__(self, status: int, retry_after: str | None = None):
+        super().__init__(f"status {status}")
+        self.status_code = status
+        headers = {"retry-after": retry_after} if retry_after is not None else {}
+        self.response = httpx.Response(status, headers=headers)
+
+
+def attempts_of(errors: list[BaseException], policy: RetryPolicy) -> tuple[list[float], object]:
+    """Run a call that raises ``errors`` in turn, then succeeds; return the sleeps and the outcome."""
+    sleeps: list[float] = []
+    queue = list(errors)
+
+    async def attempt():
+        if queue:
+            raise queue.pop(0)
+        return "ok"
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    async def go():
+        try:
+            return await call_with_retries(attempt, policy, sleep=sleep)
+        except CallFailed as exc:
+            return exc
+
+    return sleeps, asyncio.run(go())
+
+
+def test_retry_after_is_honoured_and_capped():
+    policy = RetryPolicy(max_retries=3, backoff=0.5, retry_after_cap=20.0)
+    sleeps, outcome = attempts_of([Status(429, "7"), Status(503, "3600"), Status(500, "soon")], policy)
+    assert outcome == "ok"
+    assert sleeps[:2] == [7.0, 20.0]
+    assert 1.0 <= sleeps[2] < 2.0  # no usable Retry-After: backoff 0.5 * 2**2 with jitter in [0.5, 1)
+
+
+def test_client_errors_are_not_retried_and_the_message_lists_attempts():
+    sleeps, outcome = attempts_of([Status(502), Status(401)], RetryPolicy(max_retries=5, backoff=0.0))
+    assert isinstance(outcome, CallFailed) and len(sleeps) == 1
+    assert str(outcome) == "HTTP 401: status 401 (not retried) (after 1 retried failure(s): HTTP 502: status 502)"
+
+
+@pytest.mark.parametrize("exc, text, retryable", [
+    (asyncio.TimeoutError(), "timed out after 2 s", True),
+    (httpx.ConnectError("refused"), "connection failed: refused", True),
+    (ValueError("Expecting value"), "ValueError: Expecting value", False),
+])
+def test_describe(exc, text, retryable):
+    assert describe(exc, 2.0) == (text, retryable)
+
+
+def test_a_per_call_timeout_ends_a_stalled_attempt():
+    async def stall():
+        await asyncio.sleep(5)
+
+    async def go():
+        with pytest.raises(CallFailed, match=r"gave up after 2 attempts: timed out after 0.05 s; timed out"):
+            await call_with_retries(stall, RetryPolicy(max_retries=1, backoff=0.0, timeout=0.05))
+
+    asyncio.run(go())
