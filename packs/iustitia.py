@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from packs.codebook import section
 from packs.iustitia_source import SECTION_KEYS, IustitiaSource, Task, open_source, smoke_task_ids
 from packs.pack import PackError, PackWriter, atomic_write_json
+from packs.sampling import per_group
 from packs.scenario import make_scenario
 
 TRACKS = ("full", "le26")
@@ -166,13 +166,7 @@ def select(index: list[dict], *, smoke_ids: list[str] | None = None, per_questio
             raise PackError(f"smoke task {missing[0] if missing else '(none)'} is not an eligible task of this track")
         chosen = [by_id[t] for t in smoke_ids]
     elif per_question is not None:
-        groups: dict[str, list[int]] = {}
-        for i, row in enumerate(index):
-            groups.setdefault(row["question_id"], []).append(i)
-        rng = random.Random(seed)
-        keep = sorted(i for _, members in sorted(groups.items())
-                      for i in (members if len(members) <= per_question else rng.sample(members, per_question)))
-        chosen = [index[i] for i in keep]
+        chosen = per_group(index, per_question, seed=seed, key=lambda row: row["question_id"])
     else:
         chosen = list(index)
     return chosen[:limit] if limit is not None else chosen

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any, Mapping
 
 from packs.pack import Pack, PackError
+from packs.sampling import per_group
 
 SMOKE_SIZE = 3
 
@@ -24,13 +24,7 @@ def smoke_subset(pack: Pack) -> list[dict[str, Any]]:
 
 def per_question(scenarios: list[dict[str, Any]], n: int, *, seed: int, key: str = "question_id") -> list[dict[str, Any]]:
     """At most ``n`` scenarios per ``metadata[key]``, drawn with a seeded RNG; pack order kept."""
-    groups: dict[Any, list[int]] = {}
-    for index, scenario in enumerate(scenarios):
-        groups.setdefault((scenario.get("metadata") or {}).get(key), []).append(index)
-    rng = random.Random(seed)
-    chosen = sorted(i for _, members in sorted(groups.items(), key=lambda kv: str(kv[0]))
-                    for i in (members if len(members) <= n else rng.sample(members, n)))
-    return [scenarios[i] for i in chosen]
+    return per_group(scenarios, n, seed=seed, key=lambda s: (s.get("metadata") or {}).get(key))
 
 
 def select(
