@@ -22,18 +22,9 @@ from judges.base import last_reply
 from judges.citations import parse_prediction
 from judges.icj_score import FAMILIES, PRED_FIELDS, atomic_write_text
 from packs.icj import parse_scenario_name
-from packs.pack import PackError
+from packs.pack import PackError, read_json
 
 DEFAULT_CONDITION = "parametric"
-
-
-def _load_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(f"{path}: {what} not found") from None
-    except json.JSONDecodeError as exc:
-        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
 
 def run_settings(run: Mapping[str, Any] | None, name: str = "run.json") -> tuple[str | None, int]:
@@ -116,9 +107,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        results = _load_json(args.results, "results file")
+        results = read_json(args.results, "results file")
         run_path = args.run or args.results.with_name(args.results.name.removesuffix(".json") + ".run.json")
-        run = _load_json(run_path, "run file") if args.run or run_path.is_file() else None
+        run = read_json(run_path, "run file") if args.run or run_path.is_file() else None
         model, rnd = run_settings(run, run_path.name)
         model = args.model_id or model
         if not model:

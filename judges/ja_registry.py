@@ -7,7 +7,6 @@ it through a pack manifest (``grading.registry``), so grading needs no source fi
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from importlib.resources import files
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from judges.ja_citations import article_ids_from_title, normalise_article_ref
-from packs.pack import PackError
+from packs.pack import PackError, read_json
 
 BUNDLED_MINPO = Path(str(files("packs") / "data" / "minpo.json"))
 DELETED_AS = ("real", "invented")
@@ -102,12 +101,7 @@ def registry_from_manifest(manifest: Mapping[str, Any] | None) -> dict[str, LawI
 def load_registry(path: str | os.PathLike | None = None) -> dict[str, LawIndex]:
     """law_id → LawIndex from a jacite ``registry.json`` or a 民法-style file (default: the bundled one)."""
     path = Path(path) if path is not None else BUNDLED_MINPO
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(f"{path.name}: registry file not found") from None
-    except json.JSONDecodeError as exc:
-        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = read_json(path, "registry file")
     if isinstance(data, Mapping) and isinstance(data.get("laws"), list):
         return {law.law_id: law for law in (_from_registry_law(path.name, i, x) for i, x in enumerate(data["laws"]))}
     if isinstance(data, Mapping) and "law_id" in data and isinstance(data.get("articles"), list):

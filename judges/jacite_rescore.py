@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping
@@ -23,7 +22,7 @@ from judges.grounding import ground_reply
 from judges.ja_citations import MODES, extract_citations_v1
 from judges.ja_registry import DELETED_AS, LawIndex, load_registry
 from judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
-from packs.pack import PackError, atomic_write_json
+from packs.pack import PackError, atomic_write_json, read_json
 
 REQUIRED = ("id", "model", "language", "law_id", "gold_article")
 LANGUAGE_ORDER = {"ja": 0, "en": 1}
@@ -59,12 +58,7 @@ def main(args: argparse.Namespace) -> int:
 
 def load_benchmark(path: Path) -> list[dict[str, Any]]:
     """The rows of a benchmark.json, checked; ``cited_v1`` given as a string is parsed (never evaluated)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(f"{Path(path).name}: benchmark file not found") from None
-    except json.JSONDecodeError as exc:
-        raise PackError(f"{Path(path).name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = read_json(path, "benchmark file")
     if not isinstance(data, list):
         raise PackError(f"{Path(path).name}: a benchmark file is a JSON list of rows, found a {type(data).__name__}")
     return [_checked_row(Path(path).name, i, row) for i, row in enumerate(data)]

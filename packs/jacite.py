@@ -18,7 +18,7 @@ from judges.ja_citations import normalise_article_ref
 from judges.ja_registry import load_registry, registry_to_manifest
 from packs import jacite_source
 from packs.codebook import section
-from packs.pack import PackWriter
+from packs.pack import PackWriter, read_json
 from packs.scenario import make_scenario
 from packs.sources import resolve_source
 
@@ -66,7 +66,7 @@ def generate_questions(registry: dict[str, Any], book: dict[str, Any]) -> list[d
 
 def article_texts(registry_path: Path) -> dict[tuple[str, str], str]:
     """(law id, article id) → text, where the source carries texts (the bundled 民法 file does)."""
-    data = jacite_source.read_json(registry_path)
+    data = read_json(registry_path)
     if not isinstance(data, dict) or not isinstance(data.get("articles"), list):
         return {}
     return {(data.get("law_id"), a["number"]): a.get("text", "") for a in data["articles"]

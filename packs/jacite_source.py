@@ -8,12 +8,11 @@ the same shape: one entry per article title, deleted ranges collapsed back into 
 
 from __future__ import annotations
 
-import json
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from packs.pack import PackError, source_entry
+from packs.pack import PackError, read_json, source_entry
 from packs.sources import Source
 
 BUNDLED_REGISTRY = "minpo.json"
@@ -22,15 +21,6 @@ QUESTION_FIELDS = ("id", "language", "law", "law_id", "article", "question", "go
 
 def bundled_registry_path() -> Path:
     return Path(str(files("packs") / "data" / BUNDLED_REGISTRY))
-
-
-def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(f"{path.name}: file not found") from None
-    except json.JSONDecodeError as exc:
-        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
 
 def registry_from_minpo(data: dict[str, Any], name: str = BUNDLED_REGISTRY) -> dict[str, Any]:

@@ -62,6 +62,19 @@ def new_temp(directory: Path, name: str) -> tuple[int, str]:
     return fd, tmp
 
 
+def read_json(path: str | os.PathLike, what: str = "file") -> Any:
+    """A JSON file's content; a missing or malformed file is a one-line :class:`PackError`."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PackError(f"{path.name}: {what} not found") from None
+    except json.JSONDecodeError as exc:
+        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except UnicodeDecodeError as exc:
+        raise PackError(f"{path.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
     """Write JSON through a temporary file and a rename, so no half-written file is ever seen."""
     path = Path(path)
@@ -204,10 +217,7 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
     mpath = manifest_path(path)
     manifest = None
     if mpath.is_file():
-        try:
-            manifest = json.loads(mpath.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise PackError(f"{mpath.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        manifest = read_json(mpath, "manifest")
         if manifest.get("sha256") != digest:
             raise PackError(
                 f"{path.name}: sha256 {digest[:12]}… does not match {mpath.name} field sha256 "
