@@ -13,15 +13,15 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Iterator
 
 from packs.pack import sha256_file
+from runner.loopback import LoopbackServer
 
 VERSION = "0.6.3-auditpacks"
 PASSTHROUGH_OPTIONS = ("temperature", "top_p", "top_k", "seed", "stop", "repeat_penalty", "min_p")
@@ -91,22 +91,15 @@ class OllamaAPI:
         self.requests: list[dict] = []
         self.requested_num_ctx: list[int | None] = []
         self.url: str | None = None
-        self._httpd: ThreadingHTTPServer | None = None
+        self._server = LoopbackServer(_Handler, port, api=self)
         self._info: dict | None = None
 
     def __enter__(self) -> "OllamaAPI":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.api = self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self.url = self._server.start().url
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        self._server.stop()
 
     # -- upstream ---------------------------------------------------------------------------
     def open_upstream(self, path: str, body: dict | None = None):

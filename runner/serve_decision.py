@@ -18,9 +18,10 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from runner.loopback import LoopbackServer
 from runner.systemone import (MAX_QUESTIONS, ChoiceQuestion, SystemOneError, choice_answer, decision_response,
                               label_probabilities, parse_request, question_count)
 
@@ -133,7 +134,7 @@ class DecisionServer:
         self.questions_per_call: list[int] = []
         self.refusals: list[str] = []
         self._upstream_lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._server = LoopbackServer(type("Handler", (_Handler,), {"decisions": self}), port)
 
     @property
     def calls(self) -> int:
@@ -141,9 +142,7 @@ class DecisionServer:
 
     @property
     def url(self) -> str:
-        if self._httpd is None:
-            raise RuntimeError("the decision server is not running")
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return self._server.url
 
     def __enter__(self) -> "DecisionServer":
         return self.start()
@@ -152,16 +151,11 @@ class DecisionServer:
         self.stop()
 
     def start(self) -> "DecisionServer":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), type("Handler", (_Handler,), {"decisions": self}))
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        httpd, self._httpd = self._httpd, None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
+        self._server.stop()
 
     def decide(self, body: Any) -> dict:
         """The response to one request body; raises SystemOneError (bad body) or UpstreamError."""

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from simpleaudit import Auditor, AuditResults, DecisionTarget
@@ -12,6 +11,7 @@ from simpleaudit import Auditor, AuditResults, DecisionTarget
 from judges import choice
 from runner.decision import (DecisionSetupError, check_body_size, explain_decision_error, make_decision_target,
                              over_option_limit, request_body)
+from runner.loopback import LoopbackServer
 from tests.test_iustitia_support import FIXTURE, build_pack
 
 RESPONSES = json.loads((FIXTURE / "systemone" / "responses.json").read_text(encoding="utf-8"))
@@ -40,17 +40,14 @@ class FakeSystemOne:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.root = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.server = LoopbackServer(Handler)
 
     def __enter__(self) -> "FakeSystemOne":
-        self.thread.start()
+        self.root = self.server.start().url
         return self
 
     def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from packs.pack import sha256_file
 from runner.embedded import find_model_path
+from runner.loopback import LoopbackServer
 from runner.ollama_api import OllamaAPI, final_fields, ollama_logprobs, ollama_messages, openai_request
 
 SCHEMA = {"type": "object", "properties": {"choice": {"type": "string", "enum": ["contract", "poem", "recipe"]}},
@@ -107,14 +107,9 @@ class _CannedUpstream(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def canned_api():
-    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _CannedUpstream)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    try:
-        with OllamaAPI(f"http://127.0.0.1:{upstream.server_address[1]}", model_name="m", digest_text="canned") as api:
-            yield api
-    finally:
-        upstream.shutdown()
-        upstream.server_close()
+    with LoopbackServer(_CannedUpstream) as upstream, \
+            OllamaAPI(upstream.url, model_name="m", digest_text="canned") as api:
+        yield api
 
 
 def _call(api, path, body=None, method=None):

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from threading import Thread
 
 import pytest
 
+from runner.loopback import LoopbackServer
 from runner.serve_decision import DecisionServer, Upstream, question_messages, render_state
 from runner.systemone import SystemOneError, check_response, choice_answer, label_probabilities, parse_request
 
@@ -146,12 +146,8 @@ class StubChat(BaseHTTPRequestHandler):
 @pytest.fixture
 def stub_server():
     StubChat.bodies = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), StubChat)
-    Thread(target=httpd.serve_forever, daemon=True).start()
-    with DecisionServer(f"http://127.0.0.1:{httpd.server_address[1]}/v1", model="stub") as server:
+    with LoopbackServer(StubChat) as upstream, DecisionServer(f"{upstream.url}/v1", model="stub") as server:
         yield server
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def test_each_question_is_one_grammar_constrained_single_token_call(stub_server):

@@ -30,8 +30,10 @@ import struct
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
+
+from runner.loopback import LoopbackServer
 
 FAULT_KINDS = ("500", "429", "timeout", "reset", "truncated")
 _OPTION = re.compile(r"^- ([A-Za-z0-9_]+):", re.M)
@@ -77,23 +79,16 @@ class FakeOpenAI:
         self.other_requests = 0
         self.kills = 0
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._server = LoopbackServer(_Handler, fake=self)
         self.url = self.base_url = ""
 
     def __enter__(self) -> "FakeOpenAI":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        self._httpd.fake = self
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.url = self._server.start().url
         self.base_url = self.url + "/v1"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        self._server.stop()
 
     def reset_counts(self) -> None:
         with self._lock:

@@ -1,0 +1,45 @@
+"""An HTTP server on 127.0.0.1 served from a background thread (local endpoints and test servers)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class LoopbackServer:
+    """``ThreadingHTTPServer`` on loopback; ``attributes`` are set on the server for its handlers.
+
+    Use as a context manager or with ``start()`` / ``stop()``; ``port=0`` picks a free port.
+    """
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0, **attributes: Any) -> None:
+        self.handler, self.port, self.attributes = handler, port, attributes
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def start(self) -> "LoopbackServer":
+        httpd = ThreadingHTTPServer(("127.0.0.1", self.port), self.handler)
+        httpd.daemon_threads = True
+        for name, value in self.attributes.items():
+            setattr(httpd, name, value)
+        self._httpd = httpd
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def __enter__(self) -> "LoopbackServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
