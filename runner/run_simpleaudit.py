@@ -12,12 +12,16 @@ for ``--smoke``) from Hugging Face, as the card's runner does. Same code as
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a plain script: make the project importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):
+    # Run as a plain script: import from the project root, not from runner/ (whose select.py
+    # would shadow the standard library's select module).
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+import argparse  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from packs.pack import PackError  # noqa: E402
 from runner.cli import USER_ERRORS  # noqa: E402
