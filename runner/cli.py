@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, merge, score, rescore and export."""
+"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from packs.checks import ERROR, check_pack
 from packs.pack import PackError, load_pack
 from runner.config import RunError
 from runner.journal import JournalError
+from runner import serve_decision
 from runner.run_args import add_run_arguments, config_from_args
 
 #: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
@@ -72,6 +73,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 load=command == "rescore")
     _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(EXPORTERS),
                 _delegate, load=command == "export")
+
+    serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
+    serve_decision.add_arguments(serve)
+    serve.set_defaults(handler=serve_decision.main)
     return parser
 
 

@@ -71,6 +71,10 @@ class RunConfig:
     skip_oversize: bool = False
     shard: str | None = None
     embedded_ctx: int = 8192
+    # performance
+    prompt_order: str | None = "auto"   # auto | document-first | stock (None: a decision run, no chat prompt)
+    slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
+    batch_questions: int = 64           # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
 
     @property
@@ -108,7 +112,8 @@ class RunConfig:
 
     def fingerprint(self, model: str, base_url: str | None, digest: str | None = None) -> str:
         """What makes two runs' answers comparable: model (and its digest, when known), endpoint,
-        judge, turns, decoding. Transport settings, the cache and the shard are not part of it."""
+        judge, turns, decoding, and the prompt order when it is not simpleaudit's own. Transport
+        settings (slot pinning and decision batching among them), the cache and the shard are not."""
         basis = {
             "model": model, "provider": self.provider, "base_url": base_url, "decision": self.decision,
             "system_prompt": self.system_prompt, "judge": self.judge, "judge_model": self.judge_model,
@@ -117,6 +122,8 @@ class RunConfig:
         }
         if digest:
             basis["model_digest"] = digest
+        if self.prompt_order not in (None, "stock"):  # stock runs keep their earlier fingerprints
+            basis["prompt_order"] = self.prompt_order
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

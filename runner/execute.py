@@ -1,23 +1,35 @@
 """Run scenarios through the simpleaudit engine, journaling each result as it finishes.
 
 Each scenario goes through ``ModelAuditor.run_scenario`` (the engine's own turn
-loop, judge call and error handling) under a concurrency limit, in its own asyncio
-task with its own :class:`~runner.targets.turns.ScenarioLog`. Results come back in
-pack order; finished ones are appended to the journal at once, so an interrupted run
-resumes where it stopped. A target's fatal error (its endpoint is unreachable) stops
-the whole run; a prompt too long for the model is skipped when asked to.
+loop, judge call and error handling) with its own :class:`~runner.targets.turns.ScenarioLog`.
+
+Scheduling is by document: the scenarios still to run are grouped by the shard
+splitter's document key (``metadata.verdict_id``, else ``case_id``, else a hash of the
+documents), groups in order of first appearance, and ``concurrency`` workers each take
+a whole group and run its scenarios one after another, so a prefix-caching server sees
+one document's questions back to back (and, with slot pinning, in one slot: the log
+carries the worker number). A ``before_group`` hook runs before each group (decision
+batching fetches the group's answers there). Results come back in pack order; finished
+ones are appended to the journal at once, so an interrupted run resumes where it
+stopped. A target's fatal error (its endpoint is unreachable) stops the whole run; a
+prompt too long for the model is skipped when asked to.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from simpleaudit import AuditResult
 
 from runner.journal import Journal, scenario_key
+from runner.shard import document_key
 from runner.targets import turns
+
+#: Called with a group's scenarios and their journal keys before the group runs.
+BeforeGroup = Callable[[list[dict[str, Any]], list[str]], Awaitable[None]]
 
 OVERSIZE = "over the model's context"
 
@@ -35,6 +47,7 @@ class Outcome:
     results: list[dict[str, Any]]
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
+    groups: int = 0   # documents (scheduling groups) run now
 
 
 def scenario_arguments(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -73,6 +86,15 @@ def error_result(scenario: dict[str, Any], exc: BaseException) -> AuditResult:
     )
 
 
+def document_groups(scenarios: list[dict[str, Any]], indices: list[int],
+                    key: Callable[[dict[str, Any]], str] = document_key) -> list[list[int]]:
+    """``indices`` grouped by document, groups in order of first appearance, pack order within each."""
+    groups: dict[str, list[int]] = {}
+    for index in indices:
+        groups.setdefault(key(scenarios[index]), []).append(index)
+    return list(groups.values())
+
+
 def finished(journal: Journal, key: str, retry_errors: bool) -> dict[str, Any] | None:
     """The journaled result to reuse for ``key`` (an ERROR is run again unless kept)."""
     done = journal.done.get(key)
@@ -92,6 +114,7 @@ async def run_scenarios(
     progress: Progress | None = None,
     fatal: Callable[[], BaseException | None] = lambda: None,
     skip_oversize: bool = False,
+    before_group: BeforeGroup | None = None,
 ) -> Outcome:
     """Every scenario's result dict, in the order given; reuses results already journaled."""
     keys = [scenario_key(s) for s in scenarios]
@@ -100,16 +123,24 @@ async def run_scenarios(
     if progress:
         progress.start(resumed)
     skipped: dict[str, int] = {}
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    groups = deque(document_groups(scenarios, [i for i, r in enumerate(results) if r is None]))
+    count = len(groups)
 
-    async def one(index: int) -> None:
+    async def worker(number: int) -> None:
+        while groups:
+            members = groups.popleft()
+            if before_group is not None:
+                await before_group([scenarios[i] for i in members], [keys[i] for i in members])
+            for index in members:
+                await one(index, number)
+
+    async def one(index: int, number: int) -> None:
         scenario = scenarios[index]
-        async with semaphore:
-            log = turns.begin()
-            try:
-                result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
-            except Exception as exc:  # the engine catches most failures itself
-                result = error_result(scenario, exc)
+        log = turns.begin(key=keys[index], worker=number)
+        try:
+            result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
+        except Exception as exc:  # the engine catches most failures itself
+            result = error_result(scenario, exc)
         problem = fatal()
         if problem is not None:
             raise problem
@@ -125,7 +156,7 @@ async def run_scenarios(
         if progress:
             progress.update(data)
 
-    tasks = [asyncio.create_task(one(i)) for i, r in enumerate(results) if r is None]
+    tasks = [asyncio.create_task(worker(n)) for n in range(min(max(1, concurrency), count))]
     try:
         await asyncio.gather(*tasks)
     except BaseException:
@@ -135,4 +166,4 @@ async def run_scenarios(
         raise
     kept = [i for i, r in enumerate(results) if r is not None]
     return Outcome(scenarios=[scenarios[i] for i in kept], results=[results[i] for i in kept],
-                   skipped=skipped, resumed=len(resumed))
+                   skipped=skipped, resumed=len(resumed), groups=count)

@@ -20,8 +20,10 @@ def summarize(
     *,
     skipped: Mapping[str, int] | None = None,
     resumed: int = 0,
+    notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Counts over the run plus the judge's pooled figures, as a JSON-ready dict."""
+    """Counts over the run plus the judge's pooled figures, as a JSON-ready dict (``notes``: lines worth
+    reading, such as a decision batch that fell back to single questions; only when there are some)."""
     verdicts = Counter(str(r.get("severity")) for r in results)
     errors = verdicts.get("ERROR", 0)
     summary: dict[str, Any] = {
@@ -36,13 +38,21 @@ def summarize(
         "tokens": _tokens(results),
         "headline": dict(headline),
     }
+    if notes:
+        summary["notes"] = list(notes)
     return summary
+
+
+def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
+    """How the run saved work: prompt order, document scheduling, slot pinning, batching, server prefill."""
+    return {"prompt_order": config.prompt_order, "scheduling": "by document", "documents": documents,
+            "concurrency": config.concurrency, "slot_pinning": config.slot_pinning, **dict(target_stats or {})}
 
 
 def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
                started: dt.datetime, seconds: float, embedded: bool, summary: dict[str, Any],
                fingerprint: str, digest: str | None = None, shard: dict[str, Any] | None = None,
-               cache: dict[str, int] | None = None) -> dict[str, Any]:
+               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None) -> dict[str, Any]:
     """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
     manifest = pack.manifest or {}
     return {
@@ -61,6 +71,7 @@ def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str |
         "fingerprint": fingerprint,
         "shard": shard,
         "cache": cache,
+        "performance": performance,
         "seed": config.seed,
         "repeat": 1,
         "started": started.replace(microsecond=0).isoformat(),
@@ -112,9 +123,30 @@ def format_summary(run: Mapping[str, Any]) -> str:
         f"completion  {s['completion']:.1%}",
         "verdicts    " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
     ]
+    lines.extend(_performance_lines(run.get("performance")))
     for key, value in s["headline"].items():
         lines.append(f"{key:<11} {_fmt(value)}")
+    lines.extend(f"note        {note}" for note in s.get("notes", []))
     return "\n".join(lines)
+
+
+def _performance_lines(perf: Mapping[str, Any] | None) -> list[str]:
+    if not perf:
+        return []
+    lines = []
+    if perf.get("prompt_order"):
+        lines.append(f"prompts     {perf['prompt_order']}, {perf.get('documents', 0)} documents run"
+                     + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
+    tokens = perf.get("server_prompt_tokens")
+    if tokens:
+        lines.append(f"prefill     {tokens['prompt_n']} prompt tokens evaluated, {tokens['cache_n']} reused "
+                     f"from the server's cache ({tokens['requests']} requests)")
+    batching = perf.get("decision_batching")
+    if batching:
+        sizes = ", ".join(f"{n}×{size}" for size, n in batching["batch_sizes"].items()) or "none"
+        lines.append(f"batching    {batching['requests']} decision requests: batches {sizes}; "
+                     f"{batching['single_calls']} single")
+    return lines
 
 
 def _fmt(value: Any) -> str:

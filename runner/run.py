@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import sys
 import time
@@ -29,8 +30,8 @@ from runner.execute import Outcome, run_scenarios
 from runner.journal import Journal
 from runner.preflight import check_reachable
 from runner.progress import ProgressPrinter
-from runner.report import format_summary, run_record, summarize
-from runner.targets import make_target, owns
+from runner.report import format_summary, performance_record, run_record, summarize
+from runner.targets import make_target, owns, resolve_prompt_order, resolve_slot_pinning
 
 
 @dataclass
@@ -60,13 +61,17 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
 
 
 def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
-    """The System One target and the scenarios it can take (those over its option limit are skipped)."""
+    """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
+    take (those over its option limit are skipped)."""
+    from runner.batch_decisions import BatchedDecisionTarget
     from runner.decision import make_decision_target, over_option_limit
 
     target = make_decision_target(
         config.decision, config.target, base_url=config.base_url, url=config.decision_url,
         api_key=config.api_key, max_options=config.max_options,
     )
+    if config.batch_questions > 1:
+        target = BatchedDecisionTarget(target, batch_questions=config.batch_questions)
     kept = [s for s in scenarios if not over_option_limit(s, config.max_options)]
     skipped = len(scenarios) - len(kept)
     return target, kept, ({f"over {config.max_options} options": skipped} if skipped else {})
@@ -113,7 +118,7 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
         return await run_scenarios(
             engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
             retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
-            fatal=lambda: getattr(target, "fatal", None),
+            fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
         )
     finally:
         if hasattr(target, "aclose"):
@@ -125,6 +130,11 @@ def run(config: RunConfig) -> dict[str, Any]:
     pack = load_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
+    if config.batch_questions < 1:
+        raise RunError(f"--batch-questions must be at least 1, got {config.batch_questions}")
+    # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
+    config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
+                                 slot_pinning=resolve_slot_pinning(config))
     assigned, shard_record = scenarios, None
     if config.shard:
         assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard))
@@ -154,14 +164,17 @@ def run(config: RunConfig) -> dict[str, Any]:
             outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     skipped.update(outcome.skipped)
+    stats = target.stats() if hasattr(target, "stats") else None
+    notes = target.notes() if hasattr(target, "notes") else None
     AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        performance=performance_record(config, documents=outcome.groups, target_stats=stats),
                         summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
-                                          skipped=skipped, resumed=outcome.resumed))
+                                          skipped=skipped, resumed=outcome.resumed, notes=notes))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
 

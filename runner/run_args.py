@@ -49,7 +49,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution = parser.add_argument_group("execution")
     execution.add_argument("--temperature", type=float, default=0.0)
     execution.add_argument("--max-tokens", type=int, help="output budget per reply")
-    execution.add_argument("--concurrency", type=int, default=1, help="scenarios in flight at once")
+    execution.add_argument("--concurrency", type=int, default=1,
+                           help="workers, each running whole documents one after another (default 1)")
     execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
     execution.add_argument("--max-retries", type=int, default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
@@ -70,6 +71,18 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
     execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
+
+    speed = parser.add_argument_group("prompt caching and batching")
+    speed.add_argument("--prompt-order", choices=("auto", "document-first", "stock"), default="auto",
+                       help="chat prompts: documents first and the question last, so a prefix-caching server reads "
+                            "each document once; stock is simpleaudit's order (default auto: document-first when "
+                            "the scenarios have documents)")
+    speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
+                       help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
+                            "(default: on for the embedded model and --provider llamacpp only)")
+    speed.add_argument("--batch-questions", type=int, default=64, metavar="N",
+                       help="decision runs: questions on one state per System One request (default 64; 1: one "
+                            "question per request)")
     if pack_required:
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
 
@@ -92,4 +105,5 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
+        prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
     )

@@ -5,6 +5,11 @@
 * ``--provider ollama`` goes through :class:`~runner.targets.ollama_native.OllamaTarget`;
 * every other provider (anthropic, gemini, mistral, …) returns None here and keeps
   simpleaudit's ``ModelAuditor``/any-llm path.
+
+Our targets send the prompt in the order ``--prompt-order`` names (``auto``: documents
+first when the selection has documents; see :mod:`runner.targets.messages`) and pin
+llama.cpp slots when the endpoint is llama.cpp (the embedded model, ``--provider
+llamacpp``, or ``--slot-pinning``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from runner.cache import ResponseCache
 from runner.config import RunConfig, RunError
 from runner.retry import RetryPolicy
+from runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
 
 #: Provider → default base URL of its OpenAI-compatible API.
 OPENAI_COMPATIBLE = {
@@ -36,6 +42,37 @@ def owns(config: RunConfig) -> bool:
     """Whether this run's target is one of ours (else simpleaudit's any-llm path)."""
     return config.decision is None and (config.embedded or config.provider in OPENAI_COMPATIBLE
                                         or config.provider == "ollama")
+
+
+def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> str | None:
+    """The layout our chat targets use for this selection (None for decision runs, which send no chat)."""
+    if config.decision:
+        return None
+    order = config.prompt_order
+    if order == "auto":
+        return DOCUMENT_FIRST if owns(config) and any(s.get("documents") for s in scenarios) else STOCK
+    if order not in LAYOUTS:
+        raise RunError(f"--prompt-order {order!r}: choose auto, {', '.join(LAYOUTS)}")
+    if order != STOCK and not owns(config):
+        raise RunError(f"--prompt-order {order} needs one of our chat targets (OpenAI-compatible providers, "
+                       f"ollama or the embedded model); provider {config.provider!r} goes through simpleaudit")
+    return order
+
+
+def resolve_slot_pinning(config: RunConfig) -> bool:
+    """Whether to send llama.cpp's ``id_slot``: asked for, else for the embedded model and ``llamacpp``."""
+    chat = owns(config) and (config.embedded or config.provider != "ollama")
+    if config.slot_pinning and not chat:
+        raise RunError("--slot-pinning needs an OpenAI-compatible llama.cpp endpoint (not ollama, a decision "
+                       "endpoint or a simpleaudit provider)")
+    if config.slot_pinning is not None:
+        return config.slot_pinning
+    return chat and (config.embedded or config.provider == "llamacpp")
+
+
+def _layout(config: RunConfig) -> str:
+    """The resolved prompt order (``auto`` left unresolved, outside a run, means stock)."""
+    return config.prompt_order if config.prompt_order in LAYOUTS else STOCK
 
 
 def retry_policy(config: RunConfig) -> RetryPolicy:
@@ -77,7 +114,7 @@ def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: R
         from runner.targets.ollama_native import OllamaTarget
 
         return OllamaTarget(model=model, host=ollama_host(base_url), policy=policy, cache=cache,
-                            max_tokens=config.max_tokens)
+                            max_tokens=config.max_tokens, layout=_layout(config))
     from runner.targets.openai_compat import OpenAICompatTarget
 
     url = openai_base_url(config, base_url) if not config.embedded else (base_url or "http://embedded.invalid/v1")
@@ -86,4 +123,5 @@ def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: R
         model=model, base_url=url, api_key=api_key(config), policy=policy, cache=cache,
         identity=embedded_identity or {"base_url": url.rstrip("/")},
         token_param="max_completion_tokens" if official else "max_tokens", preflight=preflight,
+        layout=_layout(config), slot_pinning=bool(config.slot_pinning),
     )

@@ -1,13 +1,20 @@
-"""The chat messages a target sends, laid out exactly as simpleaudit's ``ModelTarget`` does.
+"""The chat messages a target sends: simpleaudit's own layout, or the documents first.
 
-``stock_messages`` is the one place that layout lives: the system prompt first, then
-the transcript so far (``history``, which already ends with the current user turn),
-or the user turn alone when there is no history. Documents on a user turn become
-extra text content parts after the prompt (``"\\n--- DOCUMENT 1 ---\\n…"``, only
-each document's text, never its marks) and images come last as ``image_url`` parts.
-Keys other than ``role`` and ``content`` (a stored ``decision``, ``reasoning``) are
-not sent. Another layout (say, documents first) would be a second function beside
-this one, registered in ``LAYOUTS``.
+``stock_messages`` is the one place simpleaudit's ``ModelTarget`` layout lives: the
+system prompt first, then the transcript so far (``history``, which already ends with
+the current user turn), or the user turn alone when there is no history. Documents on
+a user turn become extra text content parts after the prompt
+(``"\\n--- DOCUMENT 1 ---\\n…"``, only each document's text, never its marks) and
+images come last as ``image_url`` parts. Keys other than ``role`` and ``content`` (a
+stored ``decision``, ``reasoning``) are not sent.
+
+``document_first_messages`` sends the same content with the documents *before* the
+question: the user turn that carries documents is ``"<documents>\\n\\n<question>"``
+(the documents rendered exactly as above, less the leading newline), so every scenario
+about one document shares a byte-identical prompt prefix (system prompt, chat template,
+documents) and a prefix-caching server (llama.cpp, vLLM, Ollama) reads each document
+once. With images the turn is text parts and images: documents, images, question.
+A turn without documents or images is the same in both layouts.
 """
 
 from __future__ import annotations
@@ -20,18 +27,48 @@ from simpleaudit.utils import image_content_block
 Message = dict[str, Any]
 
 
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _uris(entry: Mapping[str, Any]) -> list[str]:
+    uris = entry.get("file_uri")
+    return [uris] if isinstance(uris, str) else list(uris or [])
+
+
 def _expand(entry: Mapping[str, Any]) -> Message:
     """One transcript entry as a provider message: text, then documents, then images."""
-    documents = entry.get("documents")
-    uris = entry.get("file_uri")
-    uris = [uris] if isinstance(uris, str) else list(uris or [])
+    documents, uris = entry.get("documents"), _uris(entry)
     if not documents and not uris:
         return {"role": entry["role"], "content": entry["content"]}
-    parts: list[dict[str, Any]] = [{"type": "text", "text": entry["content"]}]
+    parts: list[dict[str, Any]] = [_text(entry["content"])]
     if documents:
-        parts.append({"type": "text", "text": render_documents(documents)})
+        parts.append(_text(render_documents(documents)))
     parts.extend(image_content_block(uri) for uri in uris)
     return {"role": entry["role"], "content": parts}
+
+
+def _expand_document_first(entry: Mapping[str, Any]) -> Message:
+    """One transcript entry with its documents (and images) before its text."""
+    documents, uris = entry.get("documents"), _uris(entry)
+    if not documents and not uris:
+        return {"role": entry["role"], "content": entry["content"]}
+    block = render_documents(documents).lstrip("\n") if documents else ""
+    if not uris:
+        return {"role": entry["role"], "content": f"{block}\n\n{entry['content']}"}
+    parts = ([_text(block)] if block else []) + [image_content_block(uri) for uri in uris]
+    return {"role": entry["role"], "content": [*parts, _text(entry["content"])]}
+
+
+def _layout(expand: Callable[[Mapping[str, Any]], Message], *, system: str | None, user: str,
+            history: list[Mapping[str, Any]] | None, documents: list[Any] | None,
+            file_uri: str | list[str] | None) -> list[Message]:
+    messages: list[Message] = [{"role": "system", "content": system}] if system else []
+    if history:
+        messages.extend(expand(entry) for entry in history)
+    else:
+        messages.append(expand({"role": "user", "content": user, "documents": documents, "file_uri": file_uri}))
+    return messages
 
 
 def stock_messages(
@@ -43,16 +80,25 @@ def stock_messages(
     file_uri: str | list[str] | None = None,
 ) -> list[Message]:
     """simpleaudit 0.4.2's message list for one target call."""
-    messages: list[Message] = [{"role": "system", "content": system}] if system else []
-    if history:
-        messages.extend(_expand(entry) for entry in history)
-    else:
-        messages.append(_expand({"role": "user", "content": user, "documents": documents, "file_uri": file_uri}))
-    return messages
+    return _layout(_expand, system=system, user=user, history=history, documents=documents, file_uri=file_uri)
 
 
-#: Message layouts by name (``stock`` is simpleaudit's own).
-LAYOUTS: dict[str, Callable[..., list[Message]]] = {"stock": stock_messages}
+def document_first_messages(
+    *,
+    system: str | None,
+    user: str,
+    history: list[Mapping[str, Any]] | None = None,
+    documents: list[Any] | None = None,
+    file_uri: str | list[str] | None = None,
+) -> list[Message]:
+    """The same messages with each turn's documents before its question (the prompt-cache layout)."""
+    return _layout(_expand_document_first, system=system, user=user, history=history, documents=documents,
+                   file_uri=file_uri)
+
+
+STOCK, DOCUMENT_FIRST = "stock", "document-first"
+#: Message layouts by name (``stock`` is simpleaudit's own), the values of ``--prompt-order``.
+LAYOUTS: dict[str, Callable[..., list[Message]]] = {STOCK: stock_messages, DOCUMENT_FIRST: document_first_messages}
 
 
 def flat_messages(messages: list[Message]) -> list[Message]:

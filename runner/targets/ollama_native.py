@@ -5,7 +5,8 @@ length and digest (the weights' sha256, read from the modelfile's ``FROM`` line,
 from ``list``). Each request then gets a ``num_ctx`` that fits its prompt, or is
 refused (see :mod:`runner.targets.context_fit`); ``--max-tokens`` becomes
 ``num_predict``. Ollama's ``thinking`` field and ``<think>`` blocks are kept apart
-from the answer and recorded. Same cache and retry layer as the OpenAI target.
+from the answer and recorded. Same cache and retry layer and message layouts as the
+OpenAI target (Ollama reuses a shared prompt prefix too).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from runner.cache import ResponseCache
 from runner.config import RunError
 from runner.retry import RetryPolicy, call_with_retries
 from runner.targets import context_fit
-from runner.targets.messages import LAYOUTS, flat_messages
+from runner.targets.messages import LAYOUTS, STOCK, flat_messages
 from runner.targets.openai_compat import target_response
 from runner.targets.turns import record_oversize
 
@@ -55,9 +56,9 @@ class OllamaTarget:
     """``send`` one chat turn to an Ollama server through the ``ollama`` AsyncClient."""
 
     def __init__(self, *, model: str, host: str, policy: RetryPolicy, cache: ResponseCache | None = None,
-                 max_tokens: int | None = None, layout: str = "stock", repeat: int = 0) -> None:
+                 max_tokens: int | None = None, layout: str = STOCK, repeat: int = 0) -> None:
         self.model, self.host, self.policy, self.cache = model, host.rstrip("/"), policy, cache
-        self.max_tokens, self.layout, self.repeat = max_tokens, LAYOUTS[layout], repeat
+        self.max_tokens, self.layout_name, self.layout, self.repeat = max_tokens, layout, LAYOUTS[layout], repeat
         self.facts: dict[str, Any] | None = None
         self._client = None
 
@@ -120,6 +121,8 @@ class OllamaTarget:
         request, estimate = self.request(messages, params, response_format)
         key = {"api": "ollama-chat", "base_url": self.host, "digest": self.facts["digest"],
                **{k: v for k, v in request.items() if k != "stream"}, "repeat": self.repeat}
+        if self.layout_name != STOCK:
+            key["prompt_order"] = self.layout_name
         reply = self.cache.get(key) if self.cache is not None else None
         if reply is None:
             reply = await call_with_retries(lambda: self._chat(request, estimate), self.policy)

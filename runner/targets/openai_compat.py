@@ -1,10 +1,14 @@
 """A simpleaudit Target for OpenAI-compatible chat servers, with our cache and retry layer.
 
 The ``openai`` SDK's own retries are off (``max_retries=0``); :mod:`runner.retry` is
-the only layer. Messages come from :func:`runner.targets.messages.stock_messages`
-(simpleaudit's layout). Reasoning (``reasoning_content``/``reasoning`` fields, or
+the only layer. Messages come from a layout in :mod:`runner.targets.messages`
+(``stock``: simpleaudit's; ``document-first``: the prompt-cache layout, which is also
+part of the cache key). Reasoning (``reasoning_content``/``reasoning`` fields, or
 ``<think>`` blocks in the content) is kept apart from the answer and recorded for the
-results file.
+results file. With ``slot_pinning`` (llama.cpp only) each request carries the ``id_slot``
+of its executor worker (:mod:`runner.targets.slots`); it is never part of the cache key.
+A llama.cpp server's ``timings`` (``prompt_n`` tokens evaluated, ``cache_n`` reused) are
+summed over the requests actually sent, for the run file.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from simpleaudit.targets import TargetContext, TargetResponse
 
 from runner.cache import ResponseCache
 from runner.retry import RetryPolicy, call_with_retries
-from runner.targets.messages import LAYOUTS
+from runner.targets import slots, turns
+from runner.targets.messages import LAYOUTS, STOCK
 from runner.targets.turns import record_reasoning, split_reasoning
 
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
@@ -60,15 +65,18 @@ class OpenAICompatTarget:
 
     def __init__(self, *, model: str, base_url: str, api_key: str, policy: RetryPolicy,
                  cache: ResponseCache | None = None, identity: Mapping[str, Any] | None = None,
-                 token_param: str = "max_tokens", layout: str = "stock",
-                 preflight: Callable[[], None] | None = None, repeat: int = 0) -> None:
+                 token_param: str = "max_tokens", layout: str = STOCK,
+                 preflight: Callable[[], None] | None = None, repeat: int = 0, slot_pinning: bool = False) -> None:
         self.model, self.base_url, self.policy, self.cache = model, base_url.rstrip("/"), policy, cache
         self.identity = dict(identity or {"base_url": self.base_url})
-        self.token_param, self.layout, self.repeat = token_param, LAYOUTS[layout], repeat
+        self.token_param, self.layout_name, self.layout, self.repeat = token_param, layout, LAYOUTS[layout], repeat
+        self.slot_pinning = slot_pinning
+        self.server_tokens = {"requests": 0, "prompt_n": 0, "cache_n": 0}
         self._api_key = api_key
         self._scrub = secret_scrubber(api_key)
         self._preflight = preflight
         self._checked: asyncio.Future | None = None
+        self._slots: asyncio.Future | None = None
         self._client = None
 
     def request_body(self, messages: list[dict[str, Any]], params: Mapping[str, Any] | None,
@@ -82,8 +90,11 @@ class OpenAICompatTarget:
 
     def cache_key(self, body: Mapping[str, Any]) -> dict[str, Any]:
         params = {k: v for k, v in body.items() if k not in ("model", "messages")}
-        return {"api": "openai-chat", "model": self.model, **self.identity, "messages": body["messages"],
-                "params": params, "repeat": self.repeat}
+        key = {"api": "openai-chat", "model": self.model, **self.identity, "messages": body["messages"],
+               "params": params, "repeat": self.repeat}
+        if self.layout_name != STOCK:  # stock keys stay as they were, so older caches still answer
+            key["prompt_order"] = self.layout_name
+        return key
 
     async def send(self, *, system: str | None = None, user: str, history: list[dict[str, Any]] | None = None,
                    file_uri: Any = None, documents: list[Any] | None = None,
@@ -96,14 +107,36 @@ class OpenAICompatTarget:
         if reply is None:
             await self._check_endpoint()
             headers = dict((context.trace_headers if context else None) or {})
-            reply = await call_with_retries(lambda: self._post(body, headers), self.policy, scrub=self._scrub)
+            extra = await self._slot_body()
+            reply = await call_with_retries(lambda: self._post(body, headers, extra), self.policy, scrub=self._scrub)
             if self.cache is not None:
                 self.cache.put(key, reply)
         return target_response(reply)
 
-    async def _post(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
-        completion = await self.client.chat.completions.create(**body, stream=False, extra_headers=headers or None)
+    async def _post(self, body: dict[str, Any], headers: dict[str, str], extra: dict[str, Any] | None) -> dict[str, Any]:
+        completion = await self.client.chat.completions.create(**body, stream=False, extra_headers=headers or None,
+                                                               extra_body=extra)
+        self._count_timings((getattr(completion, "model_extra", None) or {}).get("timings"))
         return reply_from_completion(completion)
+
+    async def _slot_body(self) -> dict[str, Any] | None:
+        """``{"id_slot": n}`` for this scenario's worker when pinning (the slot count is read once)."""
+        log = turns.current()
+        if not self.slot_pinning or log is None or log.worker is None:
+            return None
+        if self._slots is None:
+            self._slots = asyncio.ensure_future(asyncio.to_thread(slots.server_slots, self.base_url))
+        return {"id_slot": slots.slot_for(log.worker, await asyncio.shield(self._slots))}
+
+    def _count_timings(self, timings: Any) -> None:
+        if isinstance(timings, Mapping) and isinstance(timings.get("prompt_n"), int):
+            self.server_tokens["requests"] += 1
+            self.server_tokens["prompt_n"] += timings["prompt_n"]
+            self.server_tokens["cache_n"] += int(timings.get("cache_n") or 0)
+
+    def stats(self) -> dict[str, Any]:
+        """For the run file: the prompt tokens the server evaluated and reused (when it reports them)."""
+        return {"server_prompt_tokens": dict(self.server_tokens) if self.server_tokens["requests"] else None}
 
     @property
     def client(self):

@@ -3,9 +3,11 @@
 simpleaudit strips ``<think>`` blocks from every reply before storing it, so the
 reasoning would be lost. Our targets instead record each reply's reasoning in the
 scenario's :class:`ScenarioLog` (held in a context variable that the executor sets
-inside each scenario's own asyncio task); the executor then adds it to the assistant
-entries of the stored ``conversation`` under ``"reasoning"``. A target that refuses a
-prompt as too long for the model notes that too, so ``--skip-oversize`` can skip it.
+afresh for each scenario, in the asyncio task that runs it); the executor then adds it
+to the assistant entries of the stored ``conversation`` under ``"reasoning"``. A target
+that refuses a prompt as too long for the model notes that too, so ``--skip-oversize``
+can skip it. The log also tells a target which scenario it serves (its journal key, for
+answers fetched ahead in a batch) and which executor worker runs it (for slot pinning).
 """
 
 from __future__ import annotations
@@ -26,16 +28,23 @@ _CLOSE = re.compile(r"(?is)<\s*/\s*(think|thinking)\s*>")
 class ScenarioLog:
     reasoning: list[str | None] = field(default_factory=list)
     oversize: str | None = None
+    key: str | None = None      # the scenario's journal key
+    worker: int | None = None   # the executor worker running it (0-based)
 
 
 _current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
 
 
-def begin() -> ScenarioLog:
+def begin(*, key: str | None = None, worker: int | None = None) -> ScenarioLog:
     """Start a fresh log for the scenario running in the current task."""
-    log = ScenarioLog()
+    log = ScenarioLog(key=key, worker=worker)
     _current.set(log)
     return log
+
+
+def current() -> ScenarioLog | None:
+    """The log of the scenario running in the current task (None outside the executor)."""
+    return _current.get()
 
 
 def record_reasoning(text: str | None) -> None:

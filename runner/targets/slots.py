@@ -1,0 +1,37 @@
+"""llama.cpp slot pinning: which server slot an executor worker's requests should use.
+
+A llama.cpp server keeps one prompt cache per slot. The executor runs all scenarios of
+one document on one worker, so pinning each worker to one slot (``id_slot`` in the
+request body) keeps that document's prefix in the slot that needs it. Worker ``w`` uses
+slot ``w mod total_slots``, the slot count read once from the server's ``GET /props``
+(1 when the server does not say). ``id_slot`` is sent only to llama.cpp endpoints:
+hosted APIs may refuse unknown fields.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+PROPS_TIMEOUT_S = 10.0
+
+
+def server_root(base_url: str) -> str:
+    """``http://host:port`` for an OpenAI base URL such as ``http://host:port/v1``."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
+def server_slots(base_url: str, *, timeout: float = PROPS_TIMEOUT_S) -> int:
+    """The llama.cpp server's slot count (``/props`` → ``total_slots``), else 1."""
+    try:
+        with urllib.request.urlopen(server_root(base_url) + "/props", timeout=timeout) as resp:
+            slots = json.loads(resp.read().decode("utf-8")).get("total_slots")
+    except (urllib.error.URLError, OSError, ValueError, AttributeError):
+        return 1
+    return slots if isinstance(slots, int) and slots >= 1 else 1
+
+
+def slot_for(worker: int | None, slots: int) -> int | None:
+    """The slot a worker pins (None outside the executor)."""
+    return None if worker is None else worker % max(1, slots)
