@@ -27,22 +27,23 @@ class DecisionSetupError(ValueError):
 
 
 def make_decision_target(kind: str, model: str, *, base_url: str | None = None, url: str | None = None,
-                         api_key: str | None = None, max_options: int | None = DEFAULT_MAX_OPTIONS) -> DecisionTarget:
+                         api_key: str | None = None, max_options: int | None = DEFAULT_MAX_OPTIONS,
+                         timeout: float = 300.0) -> DecisionTarget:
     """A ``DecisionTarget`` for ``--decision ollama|openrouter`` or ``--decision-url URL`` (kind ``url``)."""
     if not model:
         raise DecisionSetupError("a decision target needs a model name (--target)")
     if kind == "ollama":
         base = (base_url or OLLAMA_BASE_URL).rstrip("/").removesuffix("/v1")  # the OpenAI-style URL also works
-        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options)
+        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout)
     if kind == "openrouter":
-        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options)
+        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout)
         if "Authorization" not in target.headers:
             raise DecisionSetupError("OpenRouter needs a key: set OPENROUTER_API_KEY or pass --api-key")
         return target
     if kind == "url":
         if not url:
             raise DecisionSetupError("--decision url needs --decision-url (the System One endpoint)")
-        return DecisionTarget(url, model, api_key=api_key, max_options=max_options)
+        return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout)
     raise DecisionSetupError(f"unknown decision endpoint {kind!r}; use one of {', '.join(KINDS)}")
 
 

@@ -68,7 +68,7 @@ def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple
 
     target = make_decision_target(
         config.decision, config.target, base_url=config.base_url, url=config.decision_url,
-        api_key=config.api_key, max_options=config.max_options,
+        api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
     )
     if config.batch_questions > 1:
         target = BatchedDecisionTarget(target, batch_questions=config.batch_questions)
