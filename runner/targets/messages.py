@@ -19,6 +19,7 @@ A turn without documents or images is the same in both layouts.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Mapping
 
 from simpleaudit.context_marks import render_documents
@@ -61,8 +62,9 @@ def _expand_document_first(entry: Mapping[str, Any]) -> Message:
 
 
 def _layout(expand: Callable[[Mapping[str, Any]], Message], *, system: str | None, user: str,
-            history: list[Mapping[str, Any]] | None, documents: list[Any] | None,
-            file_uri: str | list[str] | None) -> list[Message]:
+            history: list[Mapping[str, Any]] | None = None, documents: list[Any] | None = None,
+            file_uri: str | list[str] | None = None) -> list[Message]:
+    """The messages of one target call: system prompt, then the transcript (or the user turn), expanded."""
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
     if history:
         messages.extend(expand(entry) for entry in history)
@@ -71,29 +73,10 @@ def _layout(expand: Callable[[Mapping[str, Any]], Message], *, system: str | Non
     return messages
 
 
-def stock_messages(
-    *,
-    system: str | None,
-    user: str,
-    history: list[Mapping[str, Any]] | None = None,
-    documents: list[Any] | None = None,
-    file_uri: str | list[str] | None = None,
-) -> list[Message]:
-    """simpleaudit 0.4.2's message list for one target call."""
-    return _layout(_expand, system=system, user=user, history=history, documents=documents, file_uri=file_uri)
-
-
-def document_first_messages(
-    *,
-    system: str | None,
-    user: str,
-    history: list[Mapping[str, Any]] | None = None,
-    documents: list[Any] | None = None,
-    file_uri: str | list[str] | None = None,
-) -> list[Message]:
-    """The same messages with each turn's documents before its question (the prompt-cache layout)."""
-    return _layout(_expand_document_first, system=system, user=user, history=history, documents=documents,
-                   file_uri=file_uri)
+#: simpleaudit 0.4.2's message list for one target call.
+stock_messages = partial(_layout, _expand)
+#: The same messages with each turn's documents before its question (the prompt-cache layout).
+document_first_messages = partial(_layout, _expand_document_first)
 
 
 STOCK, DOCUMENT_FIRST = "stock", "document-first"
