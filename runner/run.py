@@ -62,19 +62,28 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
 
 def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
     """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
-    take (those over its option limit are skipped)."""
+    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted."""
     from runner.batch_decisions import BatchedDecisionTarget
-    from runner.decision import make_decision_target, over_option_limit
+    from runner.decision import check_body_size, make_decision_target, over_option_limit
 
-    target = make_decision_target(
+    single = make_decision_target(
         config.decision, config.target, base_url=config.base_url, url=config.decision_url,
         api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
     )
-    if config.batch_questions > 1:
-        target = BatchedDecisionTarget(target, batch_questions=config.batch_questions)
-    kept = [s for s in scenarios if not over_option_limit(s, config.max_options)]
-    skipped = len(scenarios) - len(kept)
-    return target, kept, ({f"over {config.max_options} options": skipped} if skipped else {})
+    kept, skipped, first_oversize = [], {}, None
+    for scenario in scenarios:
+        if over_option_limit(scenario, config.max_options):
+            reason = f"over {config.max_options} options"
+        elif single.max_body_bytes is not None and (why := check_body_size(scenario, single)):
+            reason, first_oversize = f"over the endpoint's {single.max_body_bytes}-byte request limit", first_oversize or why
+        else:
+            kept.append(scenario)
+            continue
+        skipped[reason] = skipped.get(reason, 0) + 1
+    if first_oversize:
+        print(f"auditpacks: warning: skipped, e.g. {first_oversize}", file=sys.stderr)
+    target = BatchedDecisionTarget(single, batch_questions=config.batch_questions) if config.batch_questions > 1 else single
+    return target, kept, skipped
 
 
 def open_cache(config: RunConfig) -> ResponseCache | None:
