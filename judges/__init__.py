@@ -7,11 +7,11 @@ the pooled figures a run summary prints (``pairs`` = list of (scenario, result d
 """
 
 JUDGES = {
-    "choice_match": "judges.choice_match",
-    "checklist": "judges.checklist",
-    "grounding": "judges.grounding",
-    "choice": "judges.choice",
-    "citations": "judges.citations",
+    "choice_match": "auditpacks.judges.choice_match",
+    "checklist": "auditpacks.judges.checklist",
+    "grounding": "auditpacks.judges.jacite.grounding",
+    "choice": "auditpacks.judges.choice",
+    "citations": "auditpacks.judges.icj.citations",
 }
 
 #: Judges that call no model: the runner uses one turn and no judge client for them.

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from simpleaudit.judges.choice_match import grade_choice_match
 from simpleaudit.model_auditor import ModelAuditor
 
-from judges.base import code_judge
+from auditpacks.judges.base import code_judge
 
 #: Methods, from the most literal to the most lenient reading.
 METHODS = ("decision", "plain", "markdown", "parentheses", "numbered", "label", "phrase")
@@ -132,7 +132,7 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
     """Agreement figures plus how the choices were read (``choice_methods``)."""
-    from judges.agreement import headline as agreement_headline
+    from auditpacks.judges.iustitia.agreement import headline as agreement_headline
 
     methods = Counter(str(((result or {}).get("judgment") or {}).get("choice_method")) for _, result in pairs)
     return {**agreement_headline(pairs), "choice_methods": dict(sorted(methods.items()))}

@@ -11,6 +11,6 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> str:
 
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
     """Agreement figures (micro, macro, coverage), as the choice benchmarks report them."""
-    from judges.agreement import headline as agreement_headline
+    from auditpacks.judges.iustitia.agreement import headline as agreement_headline
 
     return agreement_headline(pairs)

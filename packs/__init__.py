@@ -5,7 +5,7 @@ Each builder module exposes ``add_arguments(parser)`` and ``build(args) -> Path`
 """
 
 BUILDERS = {
-    "jacite": "packs.jacite",
-    "iustitia": "packs.iustitia",
-    "icj": "packs.icj",
+    "jacite": "auditpacks.packs.jacite.builder",
+    "iustitia": "auditpacks.packs.iustitia.builder",
+    "icj": "auditpacks.packs.icj.builder",
 }

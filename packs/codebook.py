@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from packs.pack import PackError
+from auditpacks.core.errors import PackError
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "codebook.yaml"
+DEFAULT_PATH = Path(__file__).resolve().parent / "codebook.yaml"
 
 
 def codebook_path() -> Path:

@@ -13,28 +13,16 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from packs.checks import ERROR, PackChecker
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import atomic_write_json, new_temp, read_json, sha256_file
+from auditpacks.packs.checks import ERROR, PackChecker
 
 MANIFEST_VERSION = 1
-_CHUNK = 1 << 20
-
-
-class PackError(Exception):
-    """A pack, source or manifest problem; the message is one line naming file, record and field."""
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
@@ -47,49 +35,6 @@ def manifest_path(pack_path: str | os.PathLike) -> Path:
     pack_path = Path(pack_path)
     stem = pack_path.name[:-5] if pack_path.name.endswith(".json") else pack_path.name
     return pack_path.with_name(f"{stem}.manifest.json")
-
-
-def _umask_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def new_temp(directory: Path, name: str) -> tuple[int, str]:
-    """A temporary file beside ``name`` with the permissions a plainly created file would get."""
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    os.chmod(tmp, _umask_mode())
-    return fd, tmp
-
-
-def read_json(path: str | os.PathLike, what: str = "file") -> Any:
-    """A JSON file's content; a missing or malformed file is a one-line :class:`PackError`."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PackError(f"{path.name}: {what} not found") from None
-    except json.JSONDecodeError as exc:
-        raise PackError(f"{path.name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except UnicodeDecodeError as exc:
-        raise PackError(f"{path.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def atomic_write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write JSON through a temporary file and a rename, so no half-written file is ever seen."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = new_temp(path.parent, path.name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass

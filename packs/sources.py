@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from packs.pack import PackError
+from auditpacks.core.errors import PackError
 
 HF_PREFIX = "hf:"
 

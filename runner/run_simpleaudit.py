@@ -12,21 +12,17 @@ for ``--smoke``) from Hugging Face, as the card's runner does. Same code as
 
 from __future__ import annotations
 
-import os
+import argparse
 import sys
+from pathlib import Path
 
-if __package__ in (None, ""):
-    # Run as a plain script: import from the project root, not from runner/ (whose select.py
-    # would shadow the standard library's select module).
-    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-import argparse  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from packs.pack import PackError  # noqa: E402
-from runner.cli import USER_ERRORS  # noqa: E402
-from runner.run import print_summary, run  # noqa: E402
-from runner.run_args import add_run_arguments, config_from_args  # noqa: E402
+try:
+    from auditpacks.core.errors import PackError
+    from auditpacks.runner.cli.main import USER_ERRORS
+    from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+    from auditpacks.runner.execution.run import print_summary, run
+except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
+    sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 
 CARD_REPO = "Kushtrim/iustitia-marigonae"
 CARD_FILES = {True: "simpleaudit/iustitia_marigonae_smoke3.json", False: "simpleaudit/iustitia_marigonae.json"}

@@ -21,7 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judges.icj_score import FAMILIES, GOLD_FIELDS, PRED_FIELDS, normalise_case_id, score_files  # noqa: E402
+from auditpacks.judges.icj.score import score_files
+
+from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, normalise_case_id
 
 MODELS = ["gpt-5.6-luna", "deepseek-v4-flash-0731", "deepseek-v4.1-flash", "muse-spark-1.3-contributor", "gpt-5-mini"]
 CONDITIONS = ["parametric", "cypher_semantic", "designed_tools"]
@@ -128,7 +130,7 @@ def main() -> int:
     print(f"records: {scores['records']} ({scores['targets']} targets x {len(MODELS)} models x "
           f"{len(CONDITIONS)} conditions x {len(ROUNDS)} rounds); counts agree")
     print(f"{'':<48} {'wall s':>8} {'CPU s':>8}")
-    print(f"{'judges.icj_score (read + validate + score)':<48} {ours_s[0]:8.3f} {ours_s[1]:8.3f}")
+    print(f"{'auditpacks score icj (read + validate + score)':<48} {ours_s[0]:8.3f} {ours_s[1]:8.3f}")
     print(f"{'naive per-record list baseline (counts only)':<48} {naive_s[0]:8.3f} {naive_s[1]:8.3f}")
     print(f"{'ratio (baseline / ours)':<48} {naive_s[0] / ours_s[0]:8.1f} {naive_s[1] / ours_s[1]:8.1f}")
     return 0

@@ -30,12 +30,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from packs.pack import PackWriter, load_pack  # noqa: E402
-from packs.scenario import make_scenario  # noqa: E402
-from runner.config import RunConfig  # noqa: E402
-from runner.embedded import EmbeddedModel  # noqa: E402
-from runner.run import run  # noqa: E402
-from runner.targets.messages import LAYOUTS  # noqa: E402
+from auditpacks.packs.pack import PackWriter, load_pack
+from auditpacks.packs.scenario import make_scenario  # noqa: E402
+from auditpacks.runner.execution.config import RunConfig  # noqa: E402
+from auditpacks.runner.serving.embedded import EmbeddedModel  # noqa: E402
+from auditpacks.runner.execution.run import run  # noqa: E402
+from auditpacks.runner.targets.messages import LAYOUTS  # noqa: E402
 
 OPTIONS = 4
 

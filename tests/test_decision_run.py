@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from runner.cli import main
+from auditpacks.runner.cli.main import main
 from tests.test_iustitia_decision import FakeSystemOne
 from tests.test_iustitia_support import build_pack
 

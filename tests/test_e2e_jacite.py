@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from simpleaudit import AuditResults
 
-from runner.cli import main
+from auditpacks.runner.cli.main import main
 
 pytestmark = pytest.mark.model
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from simpleaudit import AuditResults
 
-from runner.cli import main
-from runner.serve_decision import DecisionServer
+from auditpacks.runner.cli.main import main
+from auditpacks.runner.serving.serve_decision import DecisionServer
 
 pytestmark = pytest.mark.model
 

@@ -14,8 +14,10 @@ import urllib.request
 
 import pytest
 
-from runner import embedded, embedded_server
-from runner.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
+from auditpacks.runner.serving import embedded
+
+from auditpacks.runner.serving import embedded_server
+from auditpacks.runner.serving.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
 
 SCHEMA = {"type": "object", "properties": {"choice": {"type": "string", "enum": ["contract", "poem", "recipe"]}},
           "required": ["choice"]}
@@ -111,7 +113,7 @@ def test_stop_terminates_and_reaps_the_child(embedded_model):
 
 
 def test_child_exits_when_its_parent_is_killed(embedded_model, tmp_path):
-    script = ("import sys, time\nfrom runner.embedded import EmbeddedModel\n"
+    script = ("import sys, time\nfrom auditpacks.runner.serving.embedded import EmbeddedModel\n"
               "m = EmbeddedModel(ctx=1024, threads=1)\nm.start()\nprint(m._proc.pid, flush=True)\ntime.sleep(600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.grounding import (
+from auditpacks.judges.jacite.grounding import (
     LawIndex,
     ground_reply,
     grounding_verdict,
@@ -17,9 +17,9 @@ from judges.grounding import (
     registry_from_manifest,
     registry_to_manifest,
 )
-from judges.ja_registry import BUNDLED_MINPO, law_text_articles
-from judges.stats import fisher_exact_2x2, wilson_interval
-from packs.pack import PackError
+from auditpacks.packs.jacite.registry import BUNDLED_MINPO, law_text_articles
+from auditpacks.judges.stats import fisher_exact_2x2, wilson_interval
+from auditpacks.core.errors import PackError
 
 MINI = Path(__file__).parent / "fixtures" / "jacite" / "mini_registry.json"
 MINPO = "129AC0000000089"

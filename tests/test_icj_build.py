@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from packs import BUILDERS, icj
-from packs.checks import ERROR, check_pack
-from packs.codebook import section
-from packs.pack import PackError, load_pack
-from packs.sources import Source
+from auditpacks.packs import BUILDERS
+
+from auditpacks.packs.icj import builder as icj
+from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.packs.codebook import section
+from auditpacks.core.errors import PackError
+from auditpacks.packs.pack import load_pack
+from auditpacks.packs.sources import Source
 
 FIX = Path(__file__).parent / "fixtures" / "icj"
 SYSTEM = (FIX / "protocol" / "system_prompt.txt").read_text().strip()
@@ -32,7 +35,7 @@ def pack(tmp_path_factory):
 
 
 def test_registered():
-    assert BUILDERS["icj"] == "packs.icj"
+    assert BUILDERS["icj"] == "auditpacks.packs.icj.builder"
 
 
 def test_pack_passes_checks(pack):

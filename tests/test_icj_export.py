@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 from simpleaudit import AuditResult, AuditResults
 
-from judges import icj_export
-from judges.citations import headline, make_judge
-from judges.icj_score import read_jsonl, score_files
-from packs import icj
-from packs.pack import PackError, load_pack
+from auditpacks.judges.icj import export as icj_export
+from auditpacks.judges.icj.citations import headline, make_judge
+from auditpacks.core.io import read_jsonl
+from auditpacks.judges.icj.score import score_files
+from auditpacks.packs.icj import builder as icj
+from auditpacks.core.errors import PackError
+from auditpacks.packs.pack import load_pack
 
 FIX = Path(__file__).parent / "fixtures" / "icj"
 TEST = FIX / "data" / "test.jsonl"

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from judges import icj_score
-from judges.icj_score import FormatError, load_targets, read_jsonl, score, score_files
+from auditpacks.judges.icj import score as icj_score
+from auditpacks.core.errors import FormatError
+from auditpacks.core.io import read_jsonl
+from auditpacks.judges.icj.score import score, score_files
+from auditpacks.packs.icj.targets import load_targets
 
 FIX = Path(__file__).parent / "fixtures" / "icj"
 TEST = FIX / "data" / "test.jsonl"

@@ -8,10 +8,10 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 from simpleaudit import Auditor, AuditResults, DecisionTarget
 
-from judges import choice
-from runner.decision import (DecisionSetupError, check_body_size, explain_decision_error, make_decision_target,
+from auditpacks.judges import choice
+from auditpacks.runner.targets.decision import (DecisionSetupError, check_body_size, explain_decision_error, make_decision_target,
                              over_option_limit, request_body)
-from runner.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer
 from tests.test_iustitia_support import FIXTURE, build_pack
 
 RESPONSES = json.loads((FIXTURE / "systemone" / "responses.json").read_text(encoding="utf-8"))

@@ -8,9 +8,10 @@ from collections import Counter
 import pytest
 from simpleaudit.decision import validate_decision
 
-from packs.checks import ERROR, WARN, check_pack
-from packs.iustitia_source import SECTION_KEYS
-from packs.pack import PackError, load_pack
+from auditpacks.packs.checks import ERROR, WARN, check_pack
+from auditpacks.packs.iustitia.source import SECTION_KEYS
+from auditpacks.core.errors import PackError
+from auditpacks.packs.pack import load_pack
 from tests.test_iustitia_support import build_pack, copy_source, manifest, rows
 
 CANONICAL = [t for t in rows("tasks") if t["is_canonical"]]
@@ -174,7 +175,7 @@ def test_task_of_an_unknown_unit_is_rejected(tmp_path):
 
 
 def test_per_question_at_build_time_matches_the_runner_selection(tmp_path):
-    from runner.select import per_question
+    from auditpacks.runner.execution.selection import per_question
 
     full = build_pack(tmp_path, name="full.json")
     sampled = build_pack(tmp_path, "--per-question", "1", "--seed", "5", name="pq.json")

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from judges import agreement as ag
-from packs.pack import PackError
+from auditpacks.judges.iustitia import agreement as ag
+from auditpacks.core.errors import PackError
 from tests.test_iustitia_support import FIXTURE, build_pack, rows
 
 CANONICAL = [t for t in rows("tasks") if t["is_canonical"]]

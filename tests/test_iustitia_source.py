@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from packs.iustitia_source import COLUMNS, open_source
-from packs.pack import PackError
+from auditpacks.packs.iustitia.source import COLUMNS, open_source
+from auditpacks.core.errors import PackError
 from tests.test_iustitia_support import FIXTURE, build_pack, copy_source, parquet_source, rows, write_rows
 
 

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from packs import iustitia
+from auditpacks.packs.iustitia import builder as iustitia
 
 FIXTURE = Path(__file__).parent / "fixtures" / "iustitia"
 CONFIGS = ("tasks", "documents", "units", "questions")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.ja_citations import (
+from auditpacks.packs.jacite.citations import (
     Citation,
     article_ids_from_title,
     extract_citations,
@@ -15,8 +15,8 @@ from judges.ja_citations import (
     kanji_to_int,
     normalise_article_ref,
 )
-from judges.grounding import ground_reply
-from judges.ja_registry import load_registry
+from auditpacks.judges.jacite.grounding import ground_reply
+from auditpacks.packs.jacite.registry import load_registry
 
 MINI = Path(__file__).parent / "fixtures" / "jacite" / "mini_registry.json"
 MINPO, CHIHOU = "129AC0000000089", "322AC0000000067"

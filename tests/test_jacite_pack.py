@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from packs.checks import ERROR, check_pack
-from packs.pack import load_pack, sha256_file
-from runner.cli import main
+from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.core.io import sha256_file
+from auditpacks.packs.pack import load_pack
+from auditpacks.runner.cli.main import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "jacite"
 

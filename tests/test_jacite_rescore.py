@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from judges import jacite_rescore
-from judges.ja_registry import load_registry
-from packs.pack import PackError
+from auditpacks.judges.jacite import rescore as jacite_rescore
+from auditpacks.packs.jacite.registry import load_registry
+from auditpacks.core.errors import PackError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "jacite"
 BENCHMARK = FIXTURES / "benchmark.json"
@@ -166,7 +166,7 @@ def test_nothing_written_on_bad_input(tmp_path):
 
 
 def test_through_the_command_line(capsys):
-    cli = pytest.importorskip("runner.cli")
+    cli = pytest.importorskip("auditpacks.runner.cli.main")
     assert cli.main(["rescore", "jacite", str(BENCHMARK), "--mode", "full"]) == 0
     assert "full extractor" in capsys.readouterr().out
     assert cli.main(["rescore", "jacite", "nothere.json"]) == 2

@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from packs.pack import sha256_file
-from runner.embedded import find_model_path
-from runner.loopback import LoopbackServer
-from runner.ollama_api import OllamaAPI, final_fields, ollama_logprobs, ollama_messages, openai_request
+from auditpacks.core.io import sha256_file
+from auditpacks.runner.serving.embedded import find_model_path
+from auditpacks.runner.serving.loopback import LoopbackServer
+from tests.support.ollama_api import OllamaAPI, final_fields, ollama_logprobs, ollama_messages, openai_request
 
 SCHEMA = {"type": "object", "properties": {"choice": {"type": "string", "enum": ["contract", "poem", "recipe"]}},
           "required": ["choice"]}

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
-from packs.checks import ERROR, WARN, check_pack, check_scenario
-from packs.pack import PackError, PackWriter, load_pack, manifest_path, sha256_file
-from packs.scenario import make_scenario
+from auditpacks.packs.checks import ERROR, WARN, check_pack, check_scenario
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import sha256_file
+from auditpacks.packs.pack import PackWriter, load_pack, manifest_path
+from auditpacks.packs.scenario import make_scenario
 
 
 def scenario(i: int, **overrides):

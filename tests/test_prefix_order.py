@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from simpleaudit import ModelAuditor
 
-from packs.pack import PackWriter
-from packs.scenario import make_scenario
-from runner.config import RunConfig, RunError
-from runner.retry import RetryPolicy
-from runner.targets import resolve_prompt_order, resolve_slot_pinning, turns
-from runner.targets.messages import document_first_messages, flat_messages, stock_messages
-from runner.targets.openai_compat import OpenAICompatTarget
+from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.scenario import make_scenario
+from auditpacks.runner.execution.config import RunConfig, RunError
+from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.targets import resolve_prompt_order, resolve_slot_pinning, turns
+from auditpacks.runner.targets.messages import document_first_messages, flat_messages, stock_messages
+from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 
@@ -138,7 +138,7 @@ def test_scenarios_run_grouped_by_document_and_results_keep_pack_order(tmp_path)
 
 
 def test_each_worker_takes_whole_documents_and_pins_one_slot(tmp_path, monkeypatch):
-    from runner.targets import slots
+    from auditpacks.runner.targets import slots
 
     monkeypatch.setattr(slots, "server_slots", lambda base_url, **kw: 3)
     scenarios = [scenario(q % 3, q) for q in range(12)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.cli import main
+from auditpacks.runner.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "runner" / "run_simpleaudit.py"

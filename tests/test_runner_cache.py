@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from runner.cache import ResponseCache
+from auditpacks.runner.execution.cache import ResponseCache
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import write_pack
@@ -99,13 +99,13 @@ def test_entries_are_addressed_by_content_and_hold_their_key(tmp_path):
 
 def test_embedded_model_replays_from_the_cache_without_starting(tmp_path, embedded_model, monkeypatch):
     """The embedded model's cache identity is its weights' digest, not its (ever-changing) port."""
-    from runner.cli import main
+    from auditpacks.runner.cli.main import main
 
     pack = write_pack(tmp_path / "tiny.json", 2)
     cache = str(tmp_path / "cache")
     common = ["run", "--pack", str(pack), "--max-tokens", "8", "--cache", cache, "--quiet"]
     assert main([*common, "--out", str(tmp_path / "live")]) == 0
-    monkeypatch.setattr("runner.embedded.EmbeddedModel.start", lambda self: pytest.fail("the model was started"))
+    monkeypatch.setattr("auditpacks.runner.serving.embedded.EmbeddedModel.start", lambda self: pytest.fail("the model was started"))
     assert main([*common, "--cache-only", "--out", str(tmp_path / "replay")]) == 0
     assert results(tmp_path / "replay", "smollm2") == results(tmp_path / "live", "smollm2")
     assert run_file(tmp_path / "replay", "smollm2")["cache"]["hits"] == 2

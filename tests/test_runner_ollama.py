@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from packs.pack import PackWriter
-from runner.cache import ResponseCache
-from runner.ollama_api import OllamaAPI
-from runner.retry import RetryPolicy
-from runner.targets import context_fit, turns
-from runner.targets.ollama_native import OllamaTarget, model_facts
+from auditpacks.packs.pack import PackWriter
+from auditpacks.runner.execution.cache import ResponseCache
+from tests.support.ollama_api import OllamaAPI
+from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.targets import context_fit, turns
+from auditpacks.runner.targets.ollama_native import OllamaTarget, model_facts
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import tiny_scenario, write_pack

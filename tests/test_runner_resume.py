@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from runner.journal import Journal, JournalError
-from runner.progress import ProgressPrinter
+from auditpacks.runner.execution.journal import Journal, JournalError
+from auditpacks.runner.execution.progress import ProgressPrinter
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import journal_entries, results, run_here, start_child
 from tests.support.tiny_pack import write_pack

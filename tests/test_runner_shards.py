@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from runner.cli import main
-from runner.config import RunError
-from runner.shard import assign, document_key, parse_spec, take
+from auditpacks.runner.cli.main import main
+from auditpacks.runner.execution.config import RunError
+from auditpacks.runner.execution.shard import assign, document_key, parse_spec, take
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import tiny_scenario, write_pack

@@ -6,10 +6,10 @@ import asyncio
 
 from simpleaudit import AuditResults, ModelAuditor
 
-from runner.retry import RetryPolicy
-from runner.targets.messages import stock_messages
-from runner.targets.openai_compat import OpenAICompatTarget
-from runner.targets.turns import split_reasoning
+from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.targets.messages import stock_messages
+from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
+from auditpacks.runner.targets.turns import split_reasoning
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_here
 from tests.support.tiny_pack import tiny_scenario, write_pack

@@ -7,11 +7,11 @@ import socket
 
 import pytest
 
-from packs.pack import Pack, PackWriter
-from runner import select
-from runner.cli import main
-from runner.config import RunConfig, model_slug
-from runner.journal import Journal, JournalError, scenario_key
+from auditpacks.packs.pack import Pack, PackWriter
+from auditpacks.runner.execution import selection as select
+from auditpacks.runner.cli.main import main
+from auditpacks.runner.execution.config import RunConfig, model_slug
+from auditpacks.runner.execution.journal import Journal, JournalError, scenario_key
 from tests.test_pack import scenario
 
 

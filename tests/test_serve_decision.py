@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.loopback import LoopbackServer
-from runner.serve_decision import DecisionServer, Upstream, question_messages, render_state
-from runner.systemone import SystemOneError, check_response, choice_answer, label_probabilities, parse_request
+from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.serve_decision import DecisionServer, Upstream, question_messages, render_state
+from auditpacks.runner.serving.systemone import SystemOneError, check_response, choice_answer, label_probabilities, parse_request
 
 VERDICT = {"type": "choice", "instructions": "Did the court find the defendant guilty?",
            "criteria": {"yes": "Found guilty", "no": "Not found guilty"}}
@@ -180,7 +180,7 @@ def test_an_unreachable_upstream_is_502_and_health_stays_ok():
 
 
 def test_cli_main_serves_until_sigterm():
-    code = ("import argparse, sys; from runner.serve_decision import add_arguments, main; "
+    code = ("import argparse, sys; from auditpacks.runner.serving.serve_decision import add_arguments, main; "
             "p = argparse.ArgumentParser(); add_arguments(p); sys.exit(main(p.parse_args(sys.argv[1:])))")
     proc = subprocess.Popen([sys.executable, "-c", code, "--upstream", closed_port_url(), "--port", "0"],
                             cwd=Path(__file__).parents[1], stdout=subprocess.PIPE, text=True)

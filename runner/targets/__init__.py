@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from runner.cache import ResponseCache
-from runner.config import RunConfig, RunError
-from runner.retry import RetryPolicy
-from runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
+from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.execution.config import RunConfig, RunError
+from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
 
 #: Provider → default base URL of its OpenAI-compatible API.
 OPENAI_COMPATIBLE = {
@@ -111,11 +111,11 @@ def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: R
         return None
     policy = retry_policy(config)
     if config.provider == "ollama" and not config.embedded:
-        from runner.targets.ollama_native import OllamaTarget
+        from auditpacks.runner.targets.ollama_native import OllamaTarget
 
         return OllamaTarget(model=model, host=ollama_host(base_url), policy=policy, cache=cache,
                             max_tokens=config.max_tokens, layout=_layout(config))
-    from runner.targets.openai_compat import OpenAICompatTarget
+    from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
 
     url = openai_base_url(config, base_url) if not config.embedded else (base_url or "http://embedded.invalid/v1")
     official = config.provider == "openai" and url.rstrip("/") == OPENAI_COMPATIBLE["openai"]

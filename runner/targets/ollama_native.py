@@ -16,13 +16,13 @@ from typing import Any, Mapping
 
 from simpleaudit.targets import TargetContext, TargetResponse
 
-from runner.cache import ResponseCache
-from runner.config import RunError
-from runner.retry import RetryPolicy, call_with_retries
-from runner.targets import context_fit
-from runner.targets.messages import LAYOUTS, STOCK, flat_messages
-from runner.targets.openai_compat import target_response
-from runner.targets.turns import record_oversize
+from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.execution.config import RunError
+from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
+from auditpacks.runner.targets import context_fit
+from auditpacks.runner.targets.messages import LAYOUTS, STOCK, flat_messages
+from auditpacks.runner.targets.openai_compat import target_response
+from auditpacks.runner.targets.turns import record_oversize
 
 OPTION_KEYS = ("temperature", "seed", "top_p", "top_k", "min_p", "stop", "repeat_penalty", "num_predict")
 _DIGEST = re.compile(r"sha256[-:]([0-9a-f]{64})")

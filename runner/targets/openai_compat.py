@@ -19,11 +19,11 @@ from typing import Any, Callable, Mapping
 
 from simpleaudit.targets import TargetContext, TargetResponse
 
-from runner.cache import ResponseCache
-from runner.retry import RetryPolicy, call_with_retries
-from runner.targets import slots, turns
-from runner.targets.messages import LAYOUTS, STOCK
-from runner.targets.turns import record_reasoning, split_reasoning
+from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
+from auditpacks.runner.targets import slots, turns
+from auditpacks.runner.targets.messages import LAYOUTS, STOCK
+from auditpacks.runner.targets.turns import record_reasoning, split_reasoning
 
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
 

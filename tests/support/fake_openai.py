@@ -33,7 +33,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
-from runner.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer
 
 FAULT_KINDS = ("500", "429", "timeout", "reset", "truncated")
 _OPTION = re.compile(r"^- ([A-Za-z0-9_]+):", re.M)

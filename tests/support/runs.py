@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from runner.cli import main
+from auditpacks.runner.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def run_here(pack: Path, out: Path, base_url: str | None, *extra: str, target: s
 def start_child(pack: Path, out: Path, base_url: str, *extra: str, target: str = "m") -> subprocess.Popen:
     """``python -m runner.cli run ...`` as a child process (stdout and stderr discarded)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "runner.cli", *run_args(pack, out, base_url, *extra, target=target)],
+    return subprocess.Popen([sys.executable, "-m", "auditpacks.runner.cli.main", *run_args(pack, out, base_url, *extra, target=target)],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packs.pack import PackWriter
-from packs.scenario import make_scenario
+from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.scenario import make_scenario
 
 OPTIONS = {"guilty": "The court found the accused guilty.", "acquitted": "The court acquitted the accused.",
            "dismissed": "The court dismissed the case."}

@@ -1,0 +1,24 @@
+"""auditpacks: legal-AI benchmarks as SimpleAudit scenario packs, with graders and a runner.
+
+The public API (``build``, ``run``, ``score``, ``export``) is imported on first use, so
+``import auditpacks`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__ = _version("auditpacks")
+except PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = ["build", "run", "score", "export", "__version__"]
+
+
+def __getattr__(name: str):
+    if name in ("build", "run", "score", "export"):
+        from auditpacks import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'auditpacks' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""The small core every layer uses: errors, file I/O, defaults, reasoning blocks."""

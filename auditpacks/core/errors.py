@@ -1,0 +1,31 @@
+"""The errors a user sees as one line (``auditpacks: error: …``) with exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+PREFIX = "auditpacks: error:"
+
+
+class UserError(Exception):
+    """Bad input or an impossible request; the message is one line naming file, record and field."""
+
+
+class PackError(UserError):
+    """A pack, source, manifest or dataset problem."""
+
+
+class FormatError(UserError, ValueError):
+    """A benchmark file (targets, predictions, results) that is not in the benchmark's format."""
+
+
+def report(exc: BaseException) -> str:
+    """The one line printed for ``exc`` (its first line only)."""
+    text = str(exc).strip().splitlines()
+    return f"{PREFIX} {text[0] if text else type(exc).__name__}"
+
+
+def fail(exc: BaseException, code: int = 2) -> int:
+    """Print ``exc`` as one line on stderr and return the exit code."""
+    print(report(exc), file=sys.stderr)
+    return code

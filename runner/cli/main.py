@@ -1,0 +1,140 @@
+"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
+from auditpacks.packs import BUILDERS
+from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.core.errors import PackError
+from auditpacks.packs.pack import load_pack
+from auditpacks.runner.execution.config import RunError
+from auditpacks.runner.execution.journal import JournalError
+from auditpacks.runner.serving import serve_decision
+from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+
+#: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
+SCORERS = {"iustitia": "auditpacks.judges.iustitia.agreement", "icj": "auditpacks.judges.icj.score"}
+RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
+EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
+
+#: Errors that are the user's input, reported in one line without a traceback.
+USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
+
+
+def _add_family(sub, name: str, help_text: str, modules: dict[str, str], handler, *, load: bool) -> None:
+    """A command with one sub-command per benchmark; its modules are imported only when it is used."""
+    parser = sub.add_parser(name, help=help_text)
+    family = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    for bench, module_name in modules.items():
+        if not load:
+            family.add_parser(bench)
+            continue
+        module = importlib.import_module(module_name)
+        bench_parser = family.add_parser(bench, help=(module.__doc__ or "").strip().splitlines()[0])
+        module.add_arguments(bench_parser)
+        bench_parser.set_defaults(handler=handler, module=module)
+
+
+def _optional(modules: dict[str, str]) -> dict[str, str]:
+    """The modules of ``modules`` that are installed (a benchmark may ship without some tools)."""
+    return {k: v for k, v in modules.items() if importlib.util.find_spec(v) is not None}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    _add_family(sub, "build", "build a scenario pack from a benchmark", _optional(BUILDERS), _build,
+                load=command == "build")
+
+    check = sub.add_parser("check", help="validate a scenario pack (exit 1 on any ERROR)")
+    check.add_argument("pack", type=Path)
+    check.add_argument("--quiet", action="store_true", help="print ERROR and WARN lines only")
+    check.set_defaults(handler=_check)
+
+    run = sub.add_parser("run", help="run a pack on a model and grade it")
+    add_run_arguments(run)
+    run.set_defaults(handler=_run)
+
+    merge = sub.add_parser("merge", help="join the results of --shard runs into one results file and run file")
+    merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR", help="the --out folder of each shard run")
+    merge.add_argument("--out", type=Path, required=True, help="folder for the merged files")
+    merge.add_argument("--pack", type=Path, help="the pack the shards ran: checked, and the headline figures recomputed")
+    merge.add_argument("--model", help="which model's runs to merge, when a folder holds several")
+    merge.set_defaults(handler=_merge)
+
+    _add_family(sub, "score", "score a benchmark's prediction file", _optional(SCORERS), _delegate,
+                load=command == "score")
+    _add_family(sub, "rescore", "re-score a published benchmark file", _optional(RESCORERS), _delegate,
+                load=command == "rescore")
+    _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(EXPORTERS),
+                _delegate, load=command == "export")
+
+    serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
+    serve_decision.add_arguments(serve)
+    serve.set_defaults(handler=serve_decision.main)
+    return parser
+
+
+def _build(args) -> int:
+    out = args.module.build(args)
+    print(f"wrote {out}")
+    return 0
+
+
+def _check(args) -> int:
+    pack = load_pack(args.pack)
+    findings = check_pack(pack.scenarios)
+    for finding in findings:
+        if not (args.quiet and finding.level == "INFO"):
+            print(finding)
+    errors = sum(f.level == ERROR for f in findings)
+    warns = sum(f.level == "WARN" for f in findings)
+    print(f"{args.pack.name}: {len(pack.scenarios)} scenarios, {errors} errors, {warns} warnings"
+          + ("" if pack.manifest is None else ", manifest verified"))
+    return 1 if errors else 0
+
+
+def _run(args) -> int:
+    from auditpacks.runner.execution.run import print_summary, run
+
+    record = run(config_from_args(args))
+    print_summary(record)
+    return 0
+
+
+def _merge(args) -> int:
+    from auditpacks.runner.execution.merge import merge
+    from auditpacks.runner.execution.run import print_summary
+
+    record = merge(args.shards, args.out, pack=args.pack, model=args.model)
+    print_summary(record)
+    print(f"merged shards {', '.join(record['merged_from']['shards'])} into {args.out}")
+    return 0
+
+
+def _delegate(args) -> int:
+    return int(args.module.main(args) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except USER_ERRORS as exc:
+        print(f"auditpacks: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The flags of a run, shared by ``auditpacks run`` and ``runner/run_simpleaudit.py``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from auditpacks.runner.execution.config import RunConfig
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
+    target = parser.add_argument_group("target (default: the embedded local model)")
+    target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
+    target.add_argument("--provider", default="openai",
+                        help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
+                             "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
+                             "provider (anthropic, gemini, mistral, ...) through simpleaudit")
+    target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
+                                           "http://localhost:11434 (--provider ollama)")
+    target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
+    target.add_argument("--system-prompt", help="system prompt sent to a chat target")
+    target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
+                        help="run a decision model through the System One protocol")
+    target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
+    target.add_argument("--max-options", type=int, default=26,
+                        help="option limit of the decision endpoint; larger questions are skipped (default 26)")
+
+    grading = parser.add_argument_group("grading")
+    grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
+                                         "(default: the pack's own grader)")
+    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
+    grading.add_argument("--judge-provider", default="openai")
+    grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
+    grading.add_argument("--max-turns", type=int, default=1, help="turns per scenario (default 1)")
+    grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
+    grading.add_argument("--auditor-provider")
+    grading.add_argument("--auditor-base-url")
+    grading.add_argument("--grounding-mode", choices=("full", "upstream"),
+                         help="grounding judge: our extractor (full) or jacite-bench's published one")
+    grading.add_argument("--deleted-as", choices=("real", "invented"),
+                         help="grounding judge: how citations of deleted placeholder articles count")
+
+    selection = parser.add_argument_group("selection")
+    selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
+    selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
+    selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+
+    execution = parser.add_argument_group("execution")
+    execution.add_argument("--temperature", type=float, default=0.0)
+    execution.add_argument("--max-tokens", type=int, help="output budget per reply")
+    execution.add_argument("--concurrency", type=int, default=1,
+                           help="workers, each running whole documents one after another (default 1)")
+    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--max-retries", type=int, default=2,
+                           help="retries per model call: at most N+1 requests (default 2)")
+    execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
+                           help="first retry delay, doubled each time, with jitter (default 0.5)")
+    resume = execution.add_mutually_exclusive_group()
+    resume.add_argument("--resume", dest="fresh", action="store_false", default=False,
+                        help="reuse finished scenarios journaled in --out (the default)")
+    resume.add_argument("--fresh", dest="fresh", action="store_true", default=False,
+                        help="ignore finished scenarios of an earlier run")
+    execution.add_argument("--keep-errors", action="store_true",
+                           help="when resuming, keep ERROR results instead of running them again")
+    execution.add_argument("--cache", type=Path, metavar="DIR", help="response cache folder (off by default)")
+    execution.add_argument("--cache-only", action="store_true",
+                           help="replay from --cache without a server; a miss is that scenario's ERROR")
+    execution.add_argument("--skip-oversize", action="store_true",
+                           help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
+    execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
+    execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
+    execution.add_argument("--quiet", action="store_true", help="no progress output")
+
+    speed = parser.add_argument_group("prompt caching and batching")
+    speed.add_argument("--prompt-order", choices=("auto", "document-first", "stock"), default="auto",
+                       help="chat prompts: documents first and the question last, so a prefix-caching server reads "
+                            "each document once; stock is simpleaudit's order (default auto: document-first when "
+                            "the scenarios have documents)")
+    speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
+                       help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
+                            "(default: on for the embedded model and --provider llamacpp only)")
+    speed.add_argument("--batch-questions", type=int, default=64, metavar="N",
+                       help="decision runs: questions on one state per System One request (default 64; 1: one "
+                            "question per request)")
+    if pack_required:
+        parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    decision = args.decision or ("url" if args.decision_url else None)
+    grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
+    max_tokens = args.max_tokens
+    if max_tokens is None and args.target is None and decision is None:
+        max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
+    return RunConfig(
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
+        api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
+        decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
+        judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
+        auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
+        auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
+        temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
+        timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
+        retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
+        skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
+        prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
+    )

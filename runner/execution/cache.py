@@ -1,0 +1,92 @@
+"""The response cache: content-addressed files, one per model reply, never evicted.
+
+An entry's address is the sha256 of a canonical JSON *key* (sorted keys, no spaces,
+UTF-8): model identity (name, and for Ollama the digest ``show`` reports), base URL,
+the full message list, the decoding parameters and the repeat index. Transport
+settings (time-outs, concurrency, retries) and keys are never part of it. Each entry
+is written to a temporary file and renamed into place, so a crash leaves either the
+whole entry or none. Entries live at ``DIR/ab/abcdef….json`` and hold the key beside
+the reply, so a reader can check what it got.
+
+Nothing is ever deleted: a stale entry simply stops being addressed once the model,
+its digest or a parameter changes. ``DIR/models/`` remembers each Ollama model's
+digest and context length so ``--cache-only`` can replay without a server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from auditpacks.core.io import atomic_write_json
+
+KEY_VERSION = 1
+
+
+class CacheMiss(Exception):
+    """``--cache-only`` and no entry for this request."""
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(canonical(value)).hexdigest()
+
+
+class ResponseCache:
+    """Replies addressed by their request; ``only=True`` turns every miss into :class:`CacheMiss`."""
+
+    def __init__(self, root: str | os.PathLike, *, only: bool = False) -> None:
+        self.root = Path(root)
+        self.only = only
+        self.hits = self.misses = self.writes = 0
+
+    def path_for(self, key: Mapping[str, Any]) -> Path:
+        address = digest({"v": KEY_VERSION, **key})
+        return self.root / address[:2] / f"{address}.json"
+
+    def get(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The stored reply for ``key``, or None (an unreadable entry counts as a miss and is reported)."""
+        path = self.path_for(key)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            entry = None
+        except (OSError, ValueError) as exc:
+            print(f"auditpacks: cache entry {path.name} unreadable ({type(exc).__name__}); asking the model",
+                  file=sys.stderr)
+            entry = None
+        if entry is not None and canonical(entry.get("key")) == canonical({"v": KEY_VERSION, **key}):
+            self.hits += 1
+            return entry["reply"]
+        self.misses += 1
+        if self.only:
+            raise CacheMiss(f"no cached reply for this request in {self.root.name}/ (--cache-only; "
+                            f"entry {path.stem[:12]}…)")
+        return None
+
+    def put(self, key: Mapping[str, Any], reply: Mapping[str, Any]) -> None:
+        atomic_write_json(self.path_for(key), {"key": {"v": KEY_VERSION, **key}, "reply": dict(reply)})
+        self.writes += 1
+
+    # -- model facts, for replaying without a server ------------------------------------------
+    def _model_path(self, base_url: str | None, model: str) -> Path:
+        return self.root / "models" / f"{digest({'base_url': base_url, 'model': model})[:32]}.json"
+
+    def remember_model(self, base_url: str | None, model: str, facts: Mapping[str, Any]) -> None:
+        atomic_write_json(self._model_path(base_url, model), {"base_url": base_url, "model": model, **facts})
+
+    def recall_model(self, base_url: str | None, model: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self._model_path(base_url, model).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def stats(self) -> dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "writes": self.writes}

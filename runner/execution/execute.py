@@ -1,0 +1,169 @@
+"""Run scenarios through the simpleaudit engine, journaling each result as it finishes.
+
+Each scenario goes through ``ModelAuditor.run_scenario`` (the engine's own turn
+loop, judge call and error handling) with its own :class:`~runner.targets.turns.ScenarioLog`.
+
+Scheduling is by document: the scenarios still to run are grouped by the shard
+splitter's document key (``metadata.verdict_id``, else ``case_id``, else a hash of the
+documents), groups in order of first appearance, and ``concurrency`` workers each take
+a whole group and run its scenarios one after another, so a prefix-caching server sees
+one document's questions back to back (and, with slot pinning, in one slot: the log
+carries the worker number). A ``before_group`` hook runs before each group (decision
+batching fetches the group's answers there). Results come back in pack order; finished
+ones are appended to the journal at once, so an interrupted run resumes where it
+stopped. A target's fatal error (its endpoint is unreachable) stops the whole run; a
+prompt too long for the model is skipped when asked to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+from simpleaudit import AuditResult
+
+from auditpacks.runner.execution.journal import Journal, scenario_key
+from auditpacks.runner.execution.shard import document_key
+from auditpacks.runner.targets import turns
+
+#: Called with a group's scenarios and their journal keys before the group runs.
+BeforeGroup = Callable[[list[dict[str, Any]], list[str]], Awaitable[None]]
+
+OVERSIZE = "over the model's context"
+
+
+class Progress(Protocol):
+    def start(self, resumed: list[dict[str, Any]]) -> None: ...
+    def update(self, result: dict[str, Any] | None) -> None: ...
+
+
+@dataclass
+class Outcome:
+    """The scenarios that produced a result, their results (same order) and what was skipped."""
+
+    scenarios: list[dict[str, Any]]
+    results: list[dict[str, Any]]
+    skipped: dict[str, int] = field(default_factory=dict)
+    resumed: int = 0
+    groups: int = 0   # documents (scheduling groups) run now
+
+
+def scenario_arguments(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The arguments ``ModelAuditor.run_async`` passes to ``run_scenario`` for one scenario."""
+    return {
+        "name": scenario["name"],
+        "description": scenario["description"],
+        "expected_behavior": scenario.get("expected_behavior"),
+        "test_prompt": scenario.get("test_prompt"),
+        "file_uri": scenario.get("file_uri"),
+        "documents": scenario.get("documents"),
+        "decision": scenario.get("decision"),
+        "judge_notes": (scenario.get("metadata") or {}).get("judge_notes"),
+        "scenario_meta": {
+            "severity": scenario.get("severity"),
+            "category": scenario.get("category"),
+            "metadata": scenario.get("metadata") or {},
+        },
+    }
+
+
+def error_result(scenario: dict[str, Any], exc: BaseException) -> AuditResult:
+    """An ERROR result in simpleaudit's own shape, for a failure outside its turn loop."""
+    message = f"{type(exc).__name__}: {exc}"
+    return AuditResult(
+        scenario_name=scenario.get("name", "<unknown>"),
+        scenario_description=scenario.get("description", ""),
+        conversation=[],
+        severity="ERROR",
+        issues_found=[f"Scenario execution failed: {message}"],
+        positive_behaviors=[],
+        summary=f"Scenario did not complete due to an error: {exc}"[:500],
+        recommendations=["Re-run this scenario."],
+        expected_behavior=scenario.get("expected_behavior"),
+        judgment={"severity": "ERROR", "error": message},
+    )
+
+
+def document_groups(scenarios: list[dict[str, Any]], indices: list[int],
+                    key: Callable[[dict[str, Any]], str] = document_key) -> list[list[int]]:
+    """``indices`` grouped by document, groups in order of first appearance, pack order within each."""
+    groups: dict[str, list[int]] = {}
+    for index in indices:
+        groups.setdefault(key(scenarios[index]), []).append(index)
+    return list(groups.values())
+
+
+def finished(journal: Journal, key: str, retry_errors: bool) -> dict[str, Any] | None:
+    """The journaled result to reuse for ``key`` (an ERROR is run again unless kept)."""
+    done = journal.done.get(key)
+    if done is None or (retry_errors and done.get("severity") == "ERROR"):
+        return None
+    return done
+
+
+async def run_scenarios(
+    engine: Any,
+    scenarios: list[dict[str, Any]],
+    journal: Journal,
+    *,
+    concurrency: int = 1,
+    params: dict[str, Any] | None = None,
+    retry_errors: bool = True,
+    progress: Progress | None = None,
+    fatal: Callable[[], BaseException | None] = lambda: None,
+    skip_oversize: bool = False,
+    before_group: BeforeGroup | None = None,
+) -> Outcome:
+    """Every scenario's result dict, in the order given; reuses results already journaled."""
+    keys = [scenario_key(s) for s in scenarios]
+    results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
+    resumed = [r for r in results if r is not None]
+    if progress:
+        progress.start(resumed)
+    skipped: dict[str, int] = {}
+    groups = deque(document_groups(scenarios, [i for i, r in enumerate(results) if r is None]))
+    count = len(groups)
+
+    async def worker(number: int) -> None:
+        while groups:
+            members = groups.popleft()
+            if before_group is not None:
+                await before_group([scenarios[i] for i in members], [keys[i] for i in members])
+            for index in members:
+                await one(index, number)
+
+    async def one(index: int, number: int) -> None:
+        scenario = scenarios[index]
+        log = turns.begin(key=keys[index], worker=number)
+        try:
+            result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
+        except Exception as exc:  # the engine catches most failures itself
+            result = error_result(scenario, exc)
+        problem = fatal()
+        if problem is not None:
+            raise problem
+        if log.oversize and skip_oversize:
+            skipped[OVERSIZE] = skipped.get(OVERSIZE, 0) + 1
+            if progress:
+                progress.update(None)
+            return
+        data = result.to_dict()
+        turns.attach_reasoning(data["conversation"], log)
+        journal.append(keys[index], scenario["name"], data)
+        results[index] = data
+        if progress:
+            progress.update(data)
+
+    tasks = [asyncio.create_task(worker(n)) for n in range(min(max(1, concurrency), count))]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    kept = [i for i, r in enumerate(results) if r is not None]
+    return Outcome(scenarios=[scenarios[i] for i in kept], results=[results[i] for i in kept],
+                   skipped=skipped, resumed=len(resumed), groups=count)

@@ -1,0 +1,204 @@
+"""One run, start to finish: pack → selection (→ shard) → target → simpleaudit → results, run file, summary.
+
+Writes ``DIR/<model-slug>.json`` (simpleaudit ``AuditResults``, loadable with
+``AuditResults.load``), ``DIR/<model-slug>.run.json`` (what was run, how, on which
+pack hash; never a key) and ``DIR/<model-slug>.journal.jsonl`` (finished
+scenarios, for resuming). The results file is written before the grader's pooled
+figures are computed, so a failing metric never costs a finished run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from simpleaudit import AuditResult, AuditResults
+
+from auditpacks.core.io import atomic_write_json, sha256_file
+
+from auditpacks.packs.pack import load_pack
+from auditpacks.runner.execution import selection as select
+from auditpacks.runner.execution import shard
+from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
+from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
+from auditpacks.runner.execution.execute import Outcome, run_scenarios
+from auditpacks.runner.execution.journal import Journal
+from auditpacks.runner.execution.preflight import check_reachable
+from auditpacks.runner.execution.progress import ProgressPrinter
+from auditpacks.runner.execution.summary import format_summary, performance_record, run_record, summarize
+from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_slot_pinning
+
+
+@dataclass
+class Endpoint:
+    model: str
+    base_url: str | None
+    embedded: bool = False
+
+
+@contextlib.contextmanager
+def endpoint(config: RunConfig) -> Iterator[Endpoint]:
+    """The chat endpoint to talk to; starts (and afterwards stops) the embedded model when none is given.
+
+    With ``--cache-only`` the embedded model is not started: every reply comes from the cache.
+    """
+    if not config.embedded or config.cache_only:
+        yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url, embedded=config.embedded)
+        return
+    from auditpacks.runner.serving.embedded import EmbeddedModel
+
+    try:
+        server = EmbeddedModel(ctx=config.embedded_ctx)
+        with server as running:
+            yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True)
+    except RuntimeError as exc:
+        raise RunError(f"embedded model: {exc}") from None
+
+
+def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
+    """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
+    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted."""
+    from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget
+    from auditpacks.runner.targets.decision import check_body_size, make_decision_target, over_option_limit
+
+    single = make_decision_target(
+        config.decision, config.target, base_url=config.base_url, url=config.decision_url,
+        api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
+    )
+    kept, skipped, first_oversize = [], {}, None
+    for scenario in scenarios:
+        if over_option_limit(scenario, config.max_options):
+            reason = f"over {config.max_options} options"
+        elif single.max_body_bytes is not None and (why := check_body_size(scenario, single)):
+            reason, first_oversize = f"over the endpoint's {single.max_body_bytes}-byte request limit", first_oversize or why
+        else:
+            kept.append(scenario)
+            continue
+        skipped[reason] = skipped.get(reason, 0) + 1
+    if first_oversize:
+        print(f"auditpacks: warning: skipped, e.g. {first_oversize}", file=sys.stderr)
+    target = BatchedDecisionTarget(single, batch_questions=config.batch_questions) if config.batch_questions > 1 else single
+    return target, kept, skipped
+
+
+def open_cache(config: RunConfig) -> ResponseCache | None:
+    if config.cache_only and config.cache_dir is None:
+        raise RunError("--cache-only needs --cache DIR")
+    if config.cache_dir is None:
+        return None
+    if not owns(config):
+        raise RunError("--cache works with OpenAI-compatible providers, --provider ollama and the embedded model")
+    return ResponseCache(config.cache_dir, only=config.cache_only)
+
+
+def embedded_identity() -> dict[str, Any]:
+    """The embedded model's cache identity: its name and the GGUF file's sha256 (its port changes every run)."""
+    from auditpacks.runner.serving.embedded import find_model_path
+
+    return {"base_url": None, "embedded": EMBEDDED_MODEL, "digest": sha256_file(find_model_path())}
+
+
+def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[Any, str | None]:
+    """Our own target for this endpoint (None: simpleaudit's any-llm path) and the model digest, if known.
+
+    The reachability check runs here, before anything is written, except that with a
+    cache it waits for the first request the cache cannot answer.
+    """
+    lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
+    identity = embedded_identity() if ep.embedded and cache is not None else None
+    target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
+                         preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
+    if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
+        check_reachable(config.base_url)
+    if hasattr(target, "prepare"):
+        return target, target.prepare().get("digest")
+    return target, (identity or {}).get("digest")
+
+
+async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
+                  progress: ProgressPrinter) -> Outcome:
+    """All scenarios in one event loop; the target's connections are closed inside it."""
+    try:
+        return await run_scenarios(
+            engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
+            retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
+            fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
+        )
+    finally:
+        if hasattr(target, "aclose"):
+            await target.aclose()
+
+
+def run(config: RunConfig) -> dict[str, Any]:
+    """Run the pack and return the run record (also written to the run file)."""
+    pack = load_pack(config.pack)
+    scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
+                              limit=config.limit, seed=config.seed)
+    if config.batch_questions < 1:
+        raise RunError(f"--batch-questions must be at least 1, got {config.batch_questions}")
+    # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
+    config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
+                                 slot_pinning=resolve_slot_pinning(config))
+    assigned, shard_record = scenarios, None
+    if config.shard:
+        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard))
+    judge = judge_name(config, pack.manifest, scenarios)
+    judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
+    cache = open_cache(config)
+    skipped: dict[str, int] = {}
+    target, digest, runnable = None, None, assigned
+    if config.decision:
+        if not config.target:
+            raise RunError("--decision needs --target (the decision model's name)")
+        target, runnable, skipped = decision_target(config, assigned)
+    elif config.embedded and config.base_url:
+        raise RunError("--base-url needs --target (the model name to send)")
+    started = dt.datetime.now(dt.timezone.utc)
+    clock = time.monotonic()
+    with endpoint(config) as ep:
+        model = config.target if config.decision else ep.model
+        if not config.decision:
+            target, digest = chat_target(config, ep, cache)
+        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target)
+        out = Path(config.out)
+        slug = model_slug(model)
+        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
+        journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
+        with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
+            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress))
+        base_url = None if ep.embedded else (config.decision_url or ep.base_url)
+    skipped.update(outcome.skipped)
+    stats = target.stats() if hasattr(target, "stats") else None
+    notes = target.notes() if hasattr(target, "notes") else None
+    AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
+    if shard_record is not None:
+        shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
+    record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
+                        seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
+                        digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        performance=performance_record(config, documents=outcome.groups, target_stats=stats),
+                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+                                          skipped=skipped, resumed=outcome.resumed, notes=notes))
+    atomic_write_json(out / f"{slug}.run.json", record)
+    return record
+
+
+def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
+    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
+    try:
+        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+    except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
+        print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def print_summary(record: dict[str, Any]) -> None:
+    print(format_summary(record))

@@ -1,0 +1,56 @@
+"""Which scenarios of a pack a run executes: smoke subset, per-question sample, limit."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from auditpacks.core.errors import PackError
+
+from auditpacks.packs.pack import Pack
+from auditpacks.packs.sampling import per_group
+
+SMOKE_SIZE = 3
+
+
+def smoke_subset(pack: Pack) -> list[dict[str, Any]]:
+    """The scenarios the pack's manifest names as its smoke set, else its first three."""
+    names = (pack.manifest or {}).get("smoke")
+    if not names:
+        return pack.scenarios[:SMOKE_SIZE]
+    by_name = {s["name"]: s for s in pack.scenarios}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise PackError(f"{pack.path.name}: manifest field smoke names unknown scenario {missing[0]!r}")
+    return [by_name[n] for n in names]
+
+
+def per_question(scenarios: list[dict[str, Any]], n: int, *, seed: int, key: str = "question_id") -> list[dict[str, Any]]:
+    """At most ``n`` scenarios per ``metadata[key]``, drawn with a seeded RNG; pack order kept."""
+    return per_group(scenarios, n, seed=seed, key=lambda s: (s.get("metadata") or {}).get(key))
+
+
+def select(
+    pack: Pack,
+    *,
+    smoke: bool = False,
+    per_question_n: int | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    names: list[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The scenarios to run, in pack order."""
+    if smoke:
+        chosen = smoke_subset(pack)
+    elif names:
+        by_name: Mapping[str, dict[str, Any]] = {s["name"]: s for s in pack.scenarios}
+        unknown = [n for n in names if n not in by_name]
+        if unknown:
+            raise PackError(f"{pack.path.name}: no scenario named {unknown[0]!r}")
+        chosen = [by_name[n] for n in names]
+    else:
+        chosen = list(pack.scenarios)
+    if per_question_n is not None:
+        chosen = per_question(chosen, per_question_n, seed=seed)
+    if limit is not None:
+        chosen = chosen[:limit]
+    return chosen
