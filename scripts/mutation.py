@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Mutation testing (mutmut 3) of the graders, scorers, statistics, pack checks and the runner's core.
+
+    .venv/bin/python scripts/mutation.py                      # every module in MODULES
+    .venv/bin/python scripts/mutation.py judges/stats.py      # one module (or several)
+    .venv/bin/python scripts/mutation.py --min-score 90 --max-children 2
+
+Each module is mutated on its own, against only the fast tests that exercise it
+(``-m "not model"``), so a run stays tractable on a small machine. Prints the score per
+module (killed and timed-out mutants over all mutants; "no tests" counts as surviving) and
+every surviving mutant as a diff; exits 1 when a module scores below ``--min-score``.
+
+mutmut 3 names a mutant after its file's path and activates it by comparing that name with
+the function's ``__module__``; the card's folders (``packs/``, ``judges/``, ``runner/``) import
+as ``auditpacks.*``, so the script stages a copy in the import layout
+(``build/mutation/<module>/src/auditpacks/...``) and runs mutmut there, with the staged
+``mutants/src`` first on ``PYTHONPATH`` so child processes started by tests run the mutant too.
+Options shared by every module come from ``[tool.mutmut]`` in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGE = ROOT / "build" / "mutation"
+FOLDERS = {"auditpacks": "auditpacks", "packs": "auditpacks/packs", "judges": "auditpacks/judges", "runner": "auditpacks/runner"}
+KILLED = {"killed", "timeout", "segfault"}
+
+#: Module (card path) -> the test files that exercise it.
+MODULES: dict[str, list[str]] = {
+    "judges/choice.py": ["tests/test_choice_parser.py", "tests/test_iustitia_score.py"],
+    "judges/choice_match.py": ["tests/test_iustitia_score.py", "tests/test_choice_parser.py"],
+    "judges/jacite/grounding.py": ["tests/test_grounding.py", "tests/test_ja_citations.py"],
+    "judges/icj/citations.py": ["tests/test_icj_citations.py", "tests/test_icj_export.py"],
+    "judges/icj/score.py": ["tests/test_icj_score.py", "tests/test_icj_export.py"],
+    "judges/iustitia/agreement.py": ["tests/test_iustitia_score.py"],
+    "judges/jacite/rescore.py": ["tests/test_jacite_rescore.py"],
+    "judges/stats.py": ["tests/test_stats.py", "tests/test_grounding.py", "tests/test_iustitia_score.py"],
+    "packs/checks.py": ["tests/test_pack.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],
+    "runner/execution/journal.py": ["tests/test_runner_resume.py", "tests/test_runner_units.py"],
+    "runner/execution/selection.py": ["tests/test_runner_units.py", "tests/test_iustitia_pack.py"],
+    "runner/execution/shard.py": ["tests/test_runner_shards.py"],
+    "runner/execution/retry.py": ["tests/test_runner_faults.py", "tests/test_runner_target.py"],
+    "runner/execution/cache.py": ["tests/test_runner_cache.py"],
+}
+
+
+def staged_path(module: str) -> str:
+    top, _, rest = module.partition("/")
+    return f"src/{FOLDERS[top]}/{rest}"
+
+
+def toml_value(value: object) -> str:
+    return json.dumps(value)  # strings, numbers, booleans and lists of them are the same in TOML
+
+
+def write_config(stage: Path, module: str, tests: list[str]) -> None:
+    """The project's pyproject with a [tool.mutmut] table for this module (shared options kept)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    shared = tomllib.loads(text).get("tool", {}).get("mutmut", {})
+    kept = [line for line in _without_table(text.splitlines(), "[tool.mutmut]")]
+    options = dict(shared, source_paths=[staged_path(module)], pytest_add_cli_args_test_selection=tests)
+    options.pop("paths_to_mutate", None)
+    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/"]
+    table = ["[tool.mutmut]"] + [f"{key} = {toml_value(val)}" for key, val in options.items()]
+    (stage / "pyproject.toml").write_text("\n".join(kept + [""] + table) + "\n", encoding="utf-8")
+
+
+def _without_table(lines: list[str], header: str) -> list[str]:
+    out, skipping = [], False
+    for line in lines:
+        if line.strip().startswith("["):
+            skipping = line.strip() == header
+        if not skipping:
+            out.append(line)
+    return out
+
+
+def stage_module(module: str, tests: list[str]) -> Path:
+    stage = STAGE / module.replace("/", "-").removesuffix(".py")
+    shutil.rmtree(stage, ignore_errors=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder, target in FOLDERS.items():
+        shutil.copytree(ROOT / folder, stage / "src" / target, ignore=ignore, dirs_exist_ok=True)
+    shutil.copytree(ROOT / "tests", stage / "tests", ignore=ignore)
+    shutil.copytree(ROOT / "packs" / "data", stage / "packs" / "data")  # tests read bundled data by path (also_copy)
+    write_config(stage, module, tests)
+    return stage
+
+
+def run_module(module: str, tests: list[str], max_children: int) -> dict[str, str]:
+    """Run mutmut on one module; returns mutant name -> status."""
+    stage = stage_module(module, tests)
+    mutated_src = stage / "mutants" / "src"
+    mutated_src.mkdir(parents=True)  # exists before Python starts, or its path cache skips it for good
+    env = dict(os.environ, PYTHONPATH=str(mutated_src))
+    mutmut = [sys.executable, "-m", "mutmut"]
+    log = stage / "mutmut.log"
+    with log.open("w", encoding="utf-8") as out:
+        subprocess.run([*mutmut, "run", "--max-children", str(max_children)], cwd=stage, env=env,
+                       stdout=out, stderr=subprocess.STDOUT, check=False)
+    meta = stage / "mutants" / (staged_path(module) + ".meta")
+    if not meta.exists():
+        sys.exit(f"mutmut produced no results for {module}; see {log.relative_to(ROOT)}")
+    from mutmut.stats import status_by_exit_code
+
+    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    return {name: status_by_exit_code[code] for name, code in codes.items()}
+
+
+def show(module: str, name: str) -> str:
+    stage = STAGE / module.replace("/", "-").removesuffix(".py")
+    done = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=stage, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="module paths as in MODULES (default: all)")
+    parser.add_argument("--min-score", type=float, default=90.0, help="percent killed below which to exit 1")
+    parser.add_argument("--max-children", type=int, default=2, help="mutants tested in parallel")
+    parser.add_argument("--no-diffs", action="store_true", help="list surviving mutants by name only")
+    args = parser.parse_args(argv)
+    unknown = [m for m in args.modules if m not in MODULES]
+    if unknown:
+        parser.error(f"not in MODULES: {', '.join(unknown)}")
+    rows, failed = [], False
+    for module in args.modules or list(MODULES):
+        statuses = run_module(module, MODULES[module], args.max_children)
+        killed = sum(status in KILLED for status in statuses.values())
+        score = 100.0 * killed / len(statuses) if statuses else 100.0
+        failed |= score < args.min_score
+        rows.append((module, killed, len(statuses), score))
+        print(f"{module}: {killed}/{len(statuses)} killed ({score:.1f}%)", flush=True)
+        for name, status in sorted(statuses.items()):
+            if status not in KILLED:
+                print(f"  {status}: {name}")
+                if not args.no_diffs:
+                    print("    " + show(module, name).replace("\n", "\n    "))
+    total_killed, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    print("\nmodule                              killed / mutants   score")
+    for module, killed, count, score in rows:
+        print(f"{module:<36}{killed:>6} / {count:<8}{score:>6.1f}%")
+    if total:
+        print(f"{'all':<36}{total_killed:>6} / {total:<8}{100.0 * total_killed / total:>6.1f}%")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
