@@ -169,6 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") != "/v1/chat/completions":
             with self.fake._lock:
                 self.fake.other_requests += 1
+            if self.path == "/tokenize":  # llama.cpp's; here a token is a whitespace-separated word
+                return self._json(200, {"tokens": [0] * len(str(body.get("content") or "").split())})
             return self._json(404, {"error": {"message": "not found"}})
         number, fault, kill = self.fake.plan(body, {k.lower(): v for k, v in self.headers.items()})
         if kill == "before":

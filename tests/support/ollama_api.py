@@ -5,7 +5,9 @@
 
 Ollama options become OpenAI ones (``num_predict`` -> ``max_tokens``, ``format`` ->
 ``response_format``, logprobs). ``num_ctx`` is only recorded, and refused (400) above the
-upstream context size. Upstream HTTP errors keep their status code.
+upstream context size. Upstream HTTP errors keep their status code. With ``truncate=True``
+a prompt longer than ``num_ctx`` loses its front silently, as Ollama's does
+(:mod:`tests.support.ollama_truncation`; tokens counted by the upstream's ``/tokenize``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Iterator
 
 from auditpacks.core.io import sha256_file
 from auditpacks.runner.serving.loopback import LoopbackServer
+from tests.support.ollama_truncation import DEFAULT_NUM_CTX, truncate_front
 
 VERSION = "0.6.3-auditpacks"
 PASSTHROUGH_OPTIONS = ("temperature", "top_p", "top_k", "seed", "stop", "repeat_penalty", "min_p")
@@ -83,8 +86,8 @@ class OllamaAPI:
 
     def __init__(self, upstream_root_url: str, model_name: str = "smollm2", port: int = 0, *,
                  model_path: str | Path | None = None, digest_text: str | None = None, family: str = "llama",
-                 upstream_timeout: float = UPSTREAM_TIMEOUT_S):
-        self.upstream = upstream_root_url.rstrip("/")
+                 upstream_timeout: float = UPSTREAM_TIMEOUT_S, truncate: bool = False):
+        self.upstream, self.truncate = upstream_root_url.rstrip("/"), truncate
         self.model_name, self.port, self.family, self.timeout = model_name, port, family, upstream_timeout
         self.model_path = Path(model_path) if model_path else None
         self.digest_text = digest_text or model_name
@@ -115,6 +118,9 @@ class OllamaAPI:
     def upstream_json(self, path: str, body: dict | None = None) -> dict:
         with self.open_upstream(path, body) as resp:
             return json.loads(resp.read().decode("utf-8"))
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.upstream_json("/tokenize", {"content": text})["tokens"]) if text else 0
 
     def info(self) -> dict:
         """Model facts from upstream ``/props`` and ``/v1/models`` plus the digest (fetched once)."""
@@ -231,6 +237,8 @@ class _Handler(BaseHTTPRequestHandler):
         if num_ctx is not None and num_ctx > n_ctx:
             return self._send(400, {"error": f"num_ctx {num_ctx} exceeds the server context size {n_ctx}"})
         messages = ollama_messages(body, chat)
+        if self.api.truncate:
+            messages = truncate_front(messages, num_ctx or DEFAULT_NUM_CTX, self.api.count_tokens)
         head = {"model": body.get("model") or self.api.model_name, "created_at": _now()}
         if not messages:  # Ollama answers an empty request by loading the model
             return self._send(200, dict(head, done=True, done_reason="load", **_content("", chat)))
