@@ -26,7 +26,7 @@ def check_run(out: Path, pack: Path, model: str) -> dict:
     manifest = json.loads(pack.with_name("jacite.manifest.json").read_text())
     assert len(results) == 3
     assert run["pack"]["sha256"] == manifest["sha256"]
-    assert run["summary"]["scenarios"] == 3 and run["judge"] == "grounding"
+    assert run["summary"]["scenarios"] == 3 and run["judge"] == "grounding" and run["summary"]["errors"] == 0
     for result in results:
         assert result.severity in ("pass", "low", "medium")
         assert {"cited", "invented", "real_not_gold", "gold_hit"} <= set(result.judgment)

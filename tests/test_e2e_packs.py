@@ -20,6 +20,14 @@ pytestmark = pytest.mark.model
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def no_errors(out: Path) -> bool:
+    """Every scenario answered: an ERROR (a failed call) is a failed end-to-end run, not a skipped one."""
+    results = AuditResults.load(str(out / "smollm2.json"))
+    errors = [r.judgment.get("error") for r in results if r.severity == "ERROR"]
+    assert len(results) > 0 and not errors, errors
+    return json.loads((out / "smollm2.run.json").read_text())["summary"]["errors"] == 0
+
+
 def build(tmp_path: Path, bench: str, *argv: str) -> Path:
     pack = tmp_path / f"{bench}.json"
     assert main(["build", bench, "--source", str(FIXTURES / bench), "--out", str(pack), *argv]) == 0
@@ -33,7 +41,8 @@ def test_icj_run_is_exported_and_scored(tmp_path, embedded_model):
     assert main(["run", "--pack", str(pack), "--target", "smollm2", "--base-url", embedded_model.base_url,
                  "--max-tokens", "64", "--out", str(out), "--quiet"]) == 0
     results = AuditResults.load(str(out / "smollm2.json"))
-    assert len(results) == 5 and all("counts" in r.judgment for r in results if r.severity != "ERROR")
+    assert len(results) == 5 and no_errors(out)
+    assert all("counts" in r.judgment for r in results)
     predictions = tmp_path / "predictions.jsonl"
     assert main(["export", "icj", str(out / "smollm2.json"), "--out", str(predictions)]) == 0
     scores = tmp_path / "scores.json"
@@ -48,7 +57,7 @@ def test_iustitia_chat_run_with_the_choice_judge(tmp_path, embedded_model):
     assert main(["run", "--pack", str(pack), "--judge", "choice", "--target", "smollm2", "--base-url",
                  embedded_model.base_url, "--max-tokens", "32", "--out", str(out), "--quiet"]) == 0
     run = json.loads((out / "smollm2.run.json").read_text())
-    assert run["summary"]["scenarios"] == 3 and run["judge"] == "choice"
+    assert run["summary"]["scenarios"] == 3 and run["judge"] == "choice" and no_errors(out)
     for result in AuditResults.load(str(out / "smollm2.json")):
         assert "choice_method" in result.judgment
 
@@ -59,9 +68,8 @@ def test_iustitia_decision_run_through_the_local_decision_server(tmp_path, embed
     with DecisionServer(embedded_model.base_url, model="smollm2") as server:
         assert main(["run", "--pack", str(pack), "--decision-url", f"{server.url}/v1/systemone",
                      "--target", "smollm2", "--limit", "4", "--out", str(out), "--quiet"]) == 0
+    assert no_errors(out)
     for result in AuditResults.load(str(out / "smollm2.json")):
-        if result.severity == "ERROR":
-            continue
         assert result.judgment["choice_source"] == "decision"
         assert abs(sum(result.judgment["probabilities"].values()) - 1) < 0.01
         assert result.conversation[-1]["decision"]["confidence"] == result.judgment["confidence"]

@@ -18,6 +18,7 @@ from auditpacks.runner.serving import embedded
 
 from auditpacks.runner.serving import embedded_server
 from auditpacks.runner.serving.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
+from tests.conftest import model_unusable
 
 SCHEMA = {"type": "object", "properties": {"choice": {"type": "string", "enum": ["contract", "poem", "recipe"]}},
           "required": ["choice"]}
@@ -83,7 +84,8 @@ def test_launcher_arguments_are_checked():
 
 
 def test_launcher_configures_the_engine_as_documented():
-    pytest.importorskip("xllamacpp")
+    if importlib.util.find_spec("xllamacpp") is None:
+        model_unusable("xllamacpp is not installed (pip install -e '.[local]')")  # fails when the model is required
     params = embedded_server.build_params(embedded_server.parse_args(["--threads", "2"]), "model.gguf")
     assert params.model.path == "model.gguf"
     assert params.model_alias == {"smollm2"}
@@ -130,7 +132,8 @@ def test_child_exits_when_its_parent_is_killed(embedded_model, tmp_path):
 
 @pytest.fixture(scope="module")
 def client(embedded_model):
-    openai = pytest.importorskip("openai")
+    import openai
+
     return openai.OpenAI(base_url=embedded_model.base_url, api_key="unused", max_retries=0, timeout=120)
 
 

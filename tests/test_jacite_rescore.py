@@ -166,7 +166,8 @@ def test_nothing_written_on_bad_input(tmp_path):
 
 
 def test_through_the_command_line(capsys):
-    cli = pytest.importorskip("auditpacks.runner.cli.main")
+    from auditpacks.runner.cli import main as cli
+
     assert cli.main(["rescore", "jacite", str(BENCHMARK), "--mode", "full"]) == 0
     assert "full extractor" in capsys.readouterr().out
     assert cli.main(["rescore", "jacite", "nothere.json"]) == 2

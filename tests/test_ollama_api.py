@@ -193,7 +193,8 @@ def test_unreachable_upstream_is_a_502():
 
 @pytest.fixture(scope="module")
 def ollama_client(ollama_endpoint):
-    ollama = pytest.importorskip("ollama")
+    import ollama
+
     return ollama.Client(host=ollama_endpoint.url, timeout=120)
 
 
