@@ -36,15 +36,15 @@ KILLED = {"killed", "timeout", "segfault"}
 
 #: Module (card path) -> the test files that exercise it.
 MODULES: dict[str, list[str]] = {
-    "judges/choice.py": ["tests/test_choice_parser.py", "tests/test_iustitia_score.py"],
-    "judges/choice_match.py": ["tests/test_iustitia_score.py", "tests/test_choice_parser.py"],
+    "judges/choice.py": ["tests/test_choice_parser.py", "tests/test_choice_edges.py", "tests/test_iustitia_score.py"],
+    "judges/choice_match.py": ["tests/test_choice_edges.py"],
     "judges/jacite/grounding.py": ["tests/test_grounding.py", "tests/test_ja_citations.py", "tests/test_headline_errors.py"],
     "judges/icj/citations.py": ["tests/test_icj_citations.py", "tests/test_icj_export.py"],
     "judges/icj/score.py": ["tests/test_icj_score.py", "tests/test_icj_export.py"],
     "judges/iustitia/agreement.py": ["tests/test_iustitia_score.py"],
     "judges/jacite/rescore.py": ["tests/test_jacite_rescore.py"],
     "judges/stats.py": ["tests/test_stats.py", "tests/test_stats_references.py", "tests/test_grounding.py", "tests/test_iustitia_score.py"],
-    "packs/checks.py": ["tests/test_pack.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],
+    "packs/checks.py": ["tests/test_pack.py", "tests/test_pack_checks.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],
     "runner/execution/journal.py": ["tests/test_runner_resume.py", "tests/test_runner_units.py"],
     "runner/execution/selection.py": ["tests/test_runner_units.py", "tests/test_iustitia_pack.py"],
     "runner/execution/shard.py": ["tests/test_runner_shards.py"],
