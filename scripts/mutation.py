@@ -84,8 +84,12 @@ def _without_table(lines: list[str], header: str) -> list[str]:
     return out
 
 
+def stage_dir(module: str) -> Path:
+    return STAGE / module.replace("/", "-").removesuffix(".py")
+
+
 def stage_module(module: str, tests: list[str]) -> Path:
-    stage = STAGE / module.replace("/", "-").removesuffix(".py")
+    stage = stage_dir(module)
     shutil.rmtree(stage, ignore_errors=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder, target in FOLDERS.items():
@@ -93,31 +97,64 @@ def stage_module(module: str, tests: list[str]) -> Path:
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=ignore)
     shutil.copytree(ROOT / "packs" / "data", stage / "packs" / "data")  # tests read bundled data by path (also_copy)
     write_config(stage, module, tests)
+    (stage / "mutants" / "src").mkdir(parents=True)  # exists before Python starts, or its path cache skips it
     return stage
 
 
-def run_module(module: str, tests: list[str], max_children: int) -> dict[str, str]:
-    """Run mutmut on one module; returns mutant name -> status."""
-    stage = stage_module(module, tests)
-    mutated_src = stage / "mutants" / "src"
-    mutated_src.mkdir(parents=True)  # exists before Python starts, or its path cache skips it for good
-    env = dict(os.environ, PYTHONPATH=str(mutated_src))
-    mutmut = [sys.executable, "-m", "mutmut"]
-    log = stage / "mutmut.log"
-    with log.open("w", encoding="utf-8") as out:
-        subprocess.run([*mutmut, "run", "--max-children", str(max_children)], cwd=stage, env=env,
-                       stdout=out, stderr=subprocess.STDOUT, check=False)
-    meta = stage / "mutants" / (staged_path(module) + ".meta")
-    if not meta.exists():
-        sys.exit(f"mutmut produced no results for {module}; see {log.relative_to(ROOT)}")
+def mutmut(stage: Path, *args: str) -> None:
+    """``mutmut ARGS`` in ``stage``, output to its mutmut.log; the staged mutants first on PYTHONPATH."""
+    env = dict(os.environ, PYTHONPATH=str(stage / "mutants" / "src"))  # child processes run the mutant too
+    with (stage / "mutmut.log").open("a", encoding="utf-8") as out:
+        subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=stage, env=env, stdout=out,
+                       stderr=subprocess.STDOUT, check=False)
+
+
+def _meta(module: str) -> Path:
+    return stage_dir(module) / "mutants" / (staged_path(module) + ".meta")
+
+
+def exit_codes(module: str) -> dict[str, int | None]:
+    """Mutant name -> mutmut's exit code from the staged run (empty when there is none)."""
+    meta = _meta(module)
+    return json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"] if meta.exists() else {}
+
+
+def statuses(module: str) -> dict[str, str]:
     from mutmut.stats import status_by_exit_code
 
-    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
-    return {name: status_by_exit_code[code] for name, code in codes.items()}
+    return {name: status_by_exit_code[code] for name, code in exit_codes(module).items()}
+
+
+def run_module(module: str, tests: list[str], max_children: int) -> dict[str, str]:
+    """A fresh mutmut run on one module; returns mutant name -> status."""
+    stage = stage_module(module, tests)
+    mutmut(stage, "run", "--max-children", str(max_children))
+    found = statuses(module)
+    if not found:
+        sys.exit(f"mutmut produced no results for {module}; see {(stage / 'mutmut.log').relative_to(ROOT)}")
+    return found
+
+
+def retest_module(module: str, tests: list[str], max_children: int) -> dict[str, str]:
+    """The last run's survivors tested again against the current tests (killed ones stay killed)."""
+    before = statuses(module)
+    if not before:
+        return run_module(module, tests, max_children)
+    survivors = [name for name, status in before.items() if status not in KILLED]
+    if survivors:
+        stage, codes = stage_dir(module), exit_codes(module)
+        shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        write_config(stage, module, tests)
+        mutmut(stage, "run", "--max-children", str(max_children), *survivors)
+        retested = exit_codes(module)  # a changed test selection resets the others: keep their earlier verdicts
+        meta = json.loads(_meta(module).read_text(encoding="utf-8"))
+        meta["exit_code_by_key"] = {name: retested.get(name) if name in survivors else code for name, code in codes.items()}
+        _meta(module).write_text(json.dumps(meta, indent=4), encoding="utf-8")
+    return statuses(module)
 
 
 def show(module: str, name: str) -> str:
-    stage = STAGE / module.replace("/", "-").removesuffix(".py")
+    stage = stage_dir(module)
     done = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=stage, capture_output=True, text=True)
     return done.stdout.strip()
 
@@ -128,19 +165,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-score", type=float, default=90.0, help="percent killed below which to exit 1")
     parser.add_argument("--max-children", type=int, default=2, help="mutants tested in parallel")
     parser.add_argument("--no-diffs", action="store_true", help="list surviving mutants by name only")
+    parser.add_argument("--retest", action="store_true",
+                        help="test only the last run's survivors again, against the current tests (fast iteration; "
+                             "a fresh run is the figure to record)")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
     if unknown:
         parser.error(f"not in MODULES: {', '.join(unknown)}")
     rows, failed = [], False
     for module in args.modules or list(MODULES):
-        statuses = run_module(module, MODULES[module], args.max_children)
-        killed = sum(status in KILLED for status in statuses.values())
-        score = 100.0 * killed / len(statuses) if statuses else 100.0
+        found = (retest_module if args.retest else run_module)(module, MODULES[module], args.max_children)
+        killed = sum(status in KILLED for status in found.values())
+        score = 100.0 * killed / len(found) if found else 100.0
         failed |= score < args.min_score
-        rows.append((module, killed, len(statuses), score))
-        print(f"{module}: {killed}/{len(statuses)} killed ({score:.1f}%)", flush=True)
-        for name, status in sorted(statuses.items()):
+        rows.append((module, killed, len(found), score))
+        print(f"{module}: {killed}/{len(found)} killed ({score:.1f}%)", flush=True)
+        for name, status in sorted(found.items()):
             if status not in KILLED:
                 print(f"  {status}: {name}")
                 if not args.no_diffs:
