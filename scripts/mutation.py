@@ -38,7 +38,7 @@ KILLED = {"killed", "timeout", "segfault"}
 MODULES: dict[str, list[str]] = {
     "judges/choice.py": ["tests/test_choice_parser.py", "tests/test_choice_edges.py", "tests/test_iustitia_score.py"],
     "judges/choice_match.py": ["tests/test_choice_edges.py"],
-    "judges/jacite/grounding.py": ["tests/test_grounding.py", "tests/test_grounding_wording.py", "tests/test_headline_errors.py"],
+    "judges/jacite/grounding.py": ["tests/test_grounding.py", "tests/test_grounding_wording.py", "tests/test_ja_citations.py", "tests/test_headline_errors.py"],
     "judges/icj/citations.py": ["tests/test_icj_citations.py", "tests/test_icj_export.py"],
     "judges/icj/score.py": ["tests/test_icj_score.py", "tests/test_icj_export.py"],
     "judges/iustitia/agreement.py": ["tests/test_iustitia_score.py"],
@@ -46,8 +46,8 @@ MODULES: dict[str, list[str]] = {
     "judges/stats.py": ["tests/test_stats.py", "tests/test_stats_references.py", "tests/test_grounding.py", "tests/test_iustitia_score.py"],
     "packs/checks.py": ["tests/test_pack.py", "tests/test_pack_checks.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],
     "runner/execution/journal.py": ["tests/test_runner_resume.py", "tests/test_runner_units.py"],
-    "runner/execution/selection.py": ["tests/test_runner_units.py", "tests/test_iustitia_pack.py"],
-    "runner/execution/shard.py": ["tests/test_runner_shards.py"],
+    "runner/execution/selection.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_units.py"],
+    "runner/execution/shard.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_shards.py"],
     "runner/execution/retry.py": ["tests/test_runner_faults.py", "tests/test_runner_target.py"],
     "runner/execution/cache.py": ["tests/test_runner_cache.py"],
 }
