@@ -35,6 +35,7 @@ def _record(target, rnd, provisions, model="m", condition="c", **extra):
     ((0, 2, 3), (0, 0, 0)),
     ((2, 1, 3), (Fraction(2, 3), Fraction(2, 5), Fraction(1, 2))),  # F1 = 4 / (4 + 1 + 3)
     ((3, 0, 1), (1, Fraction(3, 4), Fraction(6, 7))),
+    ((1, 1, 0), (Fraction(1, 2), 1, Fraction(2, 3))),
 ])
 def test_prf_is_exact(counts, expected):
     assert prf(*counts) == expected
@@ -74,6 +75,8 @@ def test_a_single_round_shows_no_deviation_and_nothing_missing(target):
 
 @pytest.mark.parametrize("change, message", [
     (lambda r: [r], "predictions record #1: a list, not a JSON object"),
+    (lambda r: {k: v for k, v in r.items() if k != "case_id"}, "predictions record #1: field case_id is missing"),
+    (lambda r: {k: v for k, v in r.items() if k != "condition"}, "predictions record #1: field condition is missing"),
     (lambda r: {**r, "round": 0}, "predictions record #1: field round is 0, not a positive integer"),
     (lambda r: {**r, "round": True}, "predictions record #1: field round is True, not a positive integer"),
     (lambda r: {**r, "prediction": ["x"]}, "predictions record #1 (m/c/round 1, {doc}): field prediction is a list, "
@@ -112,3 +115,41 @@ def test_cli_summary_line(tmp_path, capsys, target):
     printed = capsys.readouterr().out.splitlines()
     assert printed[-1] == f"1 records, 5 targets; validation {{'unrecorded': 1}}; wrote {out}"
     assert out.read_text().endswith("}\n")
+
+
+def _parser():
+    parser = argparse.ArgumentParser()
+    icj_score.add_arguments(parser)
+    return parser
+
+
+def test_command_line_options_and_help():
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--test", "t.jsonl"])
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--pred", "p.jsonl"])
+    helps = {a.option_strings[0]: a.help for a in _parser()._actions if a.option_strings[0] != "-h"}
+    assert helps == {
+        "--pred": "predictions.jsonl (one record per model/condition/round/target)",
+        "--test": "data/test.jsonl with the reference citations",
+        "--allow-partial": "score a subset; report missing targets",
+        "--out": "write the scores as JSON here (else print the JSON)",
+    }
+    args = _parser().parse_args(["--pred", "p", "--test", "t"])
+    assert (args.allow_partial, args.out) == (False, None)
+
+
+def test_scores_are_indented_json(tmp_path, capsys, target):
+    pred = tmp_path / "p.jsonl"
+    pred.write_text(__import__("json").dumps(_record(target, 1, [])) + "\n")
+    assert icj_score.main(_parser().parse_args(["--pred", str(pred), "--test", str(TEST), "--allow-partial"])) == 0
+    assert capsys.readouterr().out.startswith('{\n  "families": [\n    "case_ids",')
+    out = tmp_path / "s.json"
+    assert icj_score.main(_parser().parse_args(["--pred", str(pred), "--test", str(TEST), "--allow-partial",
+                                                "--out", str(out)])) == 0
+    assert out.read_text().startswith('{\n  "families": [\n    "case_ids",')
+
+
+def test_raw_gold_records_are_labelled_by_number(target):
+    with pytest.raises(FormatError, match=r"^gold record #1"):
+        score([], [{"case_id": "001"}])
