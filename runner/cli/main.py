@@ -10,12 +10,11 @@ from pathlib import Path
 
 from auditpacks.packs import BUILDERS
 from auditpacks.packs.checks import ERROR, check_pack
-from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import load_pack
-from auditpacks.runner.execution.config import RunError
-from auditpacks.runner.execution.journal import JournalError
-from auditpacks.runner.serving import serve_decision
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+from auditpacks.runner.serving import serve_decision
+
+from auditpacks.core.errors import UserError, fail
 
 #: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
 SCORERS = {"iustitia": "auditpacks.judges.iustitia.agreement", "icj": "auditpacks.judges.icj.score"}
@@ -23,7 +22,7 @@ RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
 EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
 
 #: Errors that are the user's input, reported in one line without a traceback.
-USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
+USER_ERRORS = (UserError, FileNotFoundError, ValueError)
 
 
 def _add_family(sub, name: str, help_text: str, modules: dict[str, str], handler, *, load: bool) -> None:
@@ -129,8 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
-        print(f"auditpacks: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     except KeyboardInterrupt:
         print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
         return 130
