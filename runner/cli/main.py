@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from auditpacks import __version__
 from auditpacks.core.errors import UserError, fail
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, check_pack
@@ -40,6 +41,7 @@ def _optional(modules: dict[str, str]) -> dict[str, str]:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"auditpacks {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     _add_family(sub, "build", "build a scenario pack from a benchmark", _optional(modules("builder")), _build,
