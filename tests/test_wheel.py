@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -19,7 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def installed(tmp_path_factory):
     """A fresh venv holding the wheel; its dependencies are this environment's (no network needed)."""
     tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tmp, ROOT],
+    source = tmp / "source"  # setuptools builds in the source folder: build a copy, never the checkout
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "results", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tmp, source],
                    check=True, cwd=tmp)
     wheel = next(tmp.glob("auditpacks-*.whl"))
     env = tmp / "venv"
