@@ -7,8 +7,9 @@
 
 Each module is mutated on its own, against only the fast tests that exercise it
 (``-m "not model"``), so a run stays tractable on a small machine. Prints the score per
-module (killed and timed-out mutants over all mutants; "no tests" counts as surviving) and
-every surviving mutant as a diff; exits 1 when a module scores below ``--min-score``.
+module (killed and timed-out mutants over all mutants less the equivalent ones listed in
+docs/testing.md; "no tests" counts as surviving) and every other surviving mutant as a diff;
+exits 1 when a module scores below ``--min-score``.
 
 mutmut 3 names a mutant after its file's path and activates it by comparing that name with
 the function's ``__module__``; the card's folders (``packs/``, ``judges/``, ``runner/``) import
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / "build" / "mutation"
 FOLDERS = {"auditpacks": "auditpacks", "packs": "auditpacks/packs", "judges": "auditpacks/judges", "runner": "auditpacks/runner"}
 KILLED = {"killed", "timeout", "segfault"}
+#: Mutants no test can tell apart from the original, each listed with its reason in this file.
+EQUIVALENT_DOC = ROOT / "docs" / "testing.md"
+_EQUIVALENT = re.compile(r"^- `(auditpacks\.[\w.]+__mutmut_\d+)`", re.M)
 
 #: Module (card path) -> the test files that exercise it.
 MODULES: dict[str, list[str]] = {
@@ -160,6 +165,10 @@ def show(module: str, name: str) -> str:
     return done.stdout.strip()
 
 
+def equivalent() -> set[str]:
+    return set(_EQUIVALENT.findall(EQUIVALENT_DOC.read_text(encoding="utf-8"))) if EQUIVALENT_DOC.exists() else set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module paths as in MODULES (default: all)")
@@ -169,29 +178,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retest", action="store_true",
                         help="test only the last run's survivors again, against the current tests (fast iteration; "
                              "a fresh run is the figure to record)")
+    parser.add_argument("--summary", action="store_true", help="run nothing: report the staged results as they are")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
     if unknown:
         parser.error(f"not in MODULES: {', '.join(unknown)}")
-    rows, failed = [], False
+    rows, failed, known = [], False, equivalent()
     for module in args.modules or list(MODULES):
-        found = (retest_module if args.retest else run_module)(module, MODULES[module], args.max_children)
+        if args.summary:
+            found = statuses(module)
+            if not found:
+                continue
+        else:
+            found = (retest_module if args.retest else run_module)(module, MODULES[module], args.max_children)
         killed = sum(status in KILLED for status in found.values())
-        score = 100.0 * killed / len(found) if found else 100.0
+        same = sum(status not in KILLED and name in known for name, status in found.items())
+        score = 100.0 * killed / (len(found) - same) if len(found) > same else 100.0
         failed |= score < args.min_score
-        rows.append((module, killed, len(found), score))
-        print(f"{module}: {killed}/{len(found)} killed ({score:.1f}%)", flush=True)
+        rows.append((module, killed, len(found), same, score))
+        print(f"{module}: {killed}/{len(found)} killed, {same} equivalent: {score:.1f}%", flush=True)
         for name, status in sorted(found.items()):
             if status not in KILLED:
-                print(f"  {status}: {name}")
-                if not args.no_diffs:
+                print(f"  {status}{' (equivalent)' if name in known else ''}: {name}")
+                if not args.no_diffs and name not in known:
                     print("    " + show(module, name).replace("\n", "\n    "))
-    total_killed, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    print("\nmodule                              killed / mutants   score")
-    for module, killed, count, score in rows:
-        print(f"{module:<36}{killed:>6} / {count:<8}{score:>6.1f}%")
-    if total:
-        print(f"{'all':<36}{total_killed:>6} / {total:<8}{100.0 * total_killed / total:>6.1f}%")
+    print("\nmodule                              killed / mutants  equivalent   score")
+    for module, killed, count, same, score in rows:
+        print(f"{module:<36}{killed:>6} / {count:<8}{same:>10}  {score:>6.1f}%")
+    total_killed, total, total_same = (sum(r[i] for r in rows) for i in (1, 2, 3))
+    if total > total_same:
+        print(f"{'all':<36}{total_killed:>6} / {total:<8}{total_same:>10}  "
+              f"{100.0 * total_killed / (total - total_same):>6.1f}%")
     return 1 if failed else 0
 
 

@@ -96,9 +96,9 @@ def test_mode_errors_list_the_modes_and_the_judge_describes_itself(registry):
                                     "invented): every cited article must exist in the question's law.")
 
 
-def _result(qid, n_invented, n_cited, language="ja", where="metadata", severity="pass"):
+def _result(qid, n_invented, n_cited, language="ja", where="metadata", severity="pass", name=None):
     judgment = {"severity": severity, "n_invented": n_invented, "n_cited": n_cited, "gold_hit": True}
-    scenario = {"name": f"name-{qid}", "metadata": {"question_id": qid}}
+    scenario = {"name": name or f"name-{qid}", "metadata": {"question_id": qid} if qid else {}}
     if where == "metadata":
         scenario["metadata"]["language"] = language
     elif where == "judgment":
@@ -110,7 +110,8 @@ def _result(qid, n_invented, n_cited, language="ja", where="metadata", severity=
 
 def test_headline_pools_results_by_question_and_bootstraps_questions():
     # q1 asked twice (both replies pooled into one cluster), q2 and q3 once; an ERROR with counts is still an ERROR
-    pairs = [_result("q1", 1, 3), _result("q2", 0, 2), _result("q1", 2, 2), _result("q9", 1, 1, severity="ERROR"),
+    pairs = [_result("q1", 1, 3, name="a"), _result("q2", 0, 2), _result("q1", 2, 2, name="b"),
+             _result("q9", 1, 1, severity="ERROR"),
              _result("q3", 0, 4), _result("q4", 1, 5), _result("q5", 3, 4), _result("q6", 0, 1)]
     ja = headline(pairs)["ja"]
     assert (ja["answered"], ja["errored"], ja["invented"], ja["cited"]) == (7, 1, 7, 21)
@@ -118,6 +119,19 @@ def test_headline_pools_results_by_question_and_bootstraps_questions():
     ci = bootstrap((num, den), lambda n, d, axis=-1: n.sum(axis) / d.sum(axis), paired=True, vectorized=True,
                    n_resamples=2000, method="percentile", rng=np.random.default_rng(0)).confidence_interval
     assert ja["invented_bootstrap95"] == pytest.approx([ci.low, ci.high], abs=1e-12)
+
+
+def test_without_a_question_id_each_scenario_is_its_own_cluster():
+    pairs = [_result(None, 1, 2, name="s1"), _result(None, 0, 3, name="s2"), _result(None, 2, 2, name="s3")]
+    ci = bootstrap((np.array([1, 0, 2.0]), np.array([2, 3, 2.0])), lambda n, d, axis=-1: n.sum(axis) / d.sum(axis),
+                   paired=True, vectorized=True, n_resamples=2000, method="percentile",
+                   rng=np.random.default_rng(0)).confidence_interval
+    assert headline(pairs)["ja"]["invented_bootstrap95"] == pytest.approx([ci.low, ci.high], abs=1e-12)
+
+
+def test_the_judge_counts_deleted_placeholders_as_real_by_default(registry):
+    judge = make_judge({"grading": {"registry": registry_to_manifest(registry)}})
+    assert "(full extractor, deleted placeholders count as real)" in judge["description"]
 
 
 def test_headline_language_falls_back_to_the_judgment_then_the_scenario():

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import random
+from pathlib import Path
 
 import httpx
 import pytest
@@ -97,6 +98,15 @@ def test_entries_live_at_their_content_address(tmp_path):
     assert stored == {"key": {"v": 1, "model": "m"}, "reply": {"content": "hi"}}
     assert cache.get({"model": "m"}) == {"content": "hi"}
     assert cache.stats() == {"hits": 1, "misses": 1, "writes": 1}
+
+
+def test_keys_may_hold_values_json_cannot_and_writes_are_counted(tmp_path):
+    cache = ResponseCache(tmp_path)
+    address = hashlib.sha256(b'{"path":"a/b","v":1}').hexdigest()
+    assert cache.path_for({"path": Path("a/b")}).stem == address  # non-JSON values by their text
+    cache.put({"n": 1}, {"content": "x"})
+    cache.put({"n": 2}, {"content": "y"})
+    assert cache.stats()["writes"] == 2
 
 
 def test_an_entry_holding_another_key_or_unreadable_is_a_miss(tmp_path, capsys):

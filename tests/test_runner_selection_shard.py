@@ -53,6 +53,9 @@ def test_per_question_draws_with_a_seeded_rng_then_limit(tmp_path):
     expected = [scenarios[i] for i in sorted([6] + q0 + q1)]
     assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5) == expected
     assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5, limit=3) == expected[:3]
+    rng = random.Random(0)  # the default seed
+    q0, q1 = rng.sample([0, 2, 4], 2), rng.sample([1, 3, 5], 2)
+    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2) == [scenarios[i] for i in sorted([6] + q0 + q1)]
     by_case = selection.per_question(scenarios[:4], 1, seed=0, key="missing")
     assert len(by_case) == 1  # every scenario lacks the key: one group
 
