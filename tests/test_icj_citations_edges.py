@@ -86,3 +86,23 @@ def test_headline_counts_errors_first_and_scores_only_graded_results():
     assert {k: out[k] for k in ("scenarios", "scored", "valid", "partial", "errors", "ungraded", "passed")} == \
         {"scenarios": 7, "scored": 3, "valid": 3, "partial": 0, "errors": 2, "ungraded": 2, "passed": 2}
     assert out["case_ids"] == {"tp": 2, "fp": 1, "fn": 1, "precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3}
+
+
+def test_objects_are_read_in_order_past_broken_and_stray_braces():
+    answer = json.dumps(ANSWER)
+    for text in ("{bad} " + answer + ' {"x": 1}', "{" + answer, '{"x": 1} ' + answer + ' {"y": 2}'):
+        assert parse_prediction(text) == ({**EMPTY, "citation_case_ids": ["001"]}, []), text
+
+
+def test_items_after_a_dropped_one_are_read_and_only_case_ids_are_padded():
+    text = json.dumps({"citation_case_ids": ["1", 7.5, "64"], "citation_provision_keys": ["5"],
+                       "citation_resolution_symbols": ["12"]})
+    prediction, issues = parse_prediction(text)
+    assert prediction == {"citation_case_ids": ["001", "064"], "citation_provision_keys": ["5"],
+                          "citation_resolution_symbols": ["12"]}
+    assert issues == ["citation_case_ids[1] is 7.5, not a string; dropped"]
+
+
+def test_a_family_with_only_misses_is_named():
+    j = citation_verdict(scenario(cases=("001", "064"), provisions=()), reply(["001"]))
+    assert j["issues_found"] == ["0 unmatched and 1 missed case ids"]

@@ -193,6 +193,24 @@ def test_describe_classifies(exc, text, retryable):
     assert describe(exc) == (text, retryable)
 
 
+def test_odd_statuses_and_sdk_error_names():
+    assert status_of(_Err(response=type("R", (), {"status_code": "500"})())) is None
+    invalid = type("APIResponseValidationError", (Exception,), {})("bad body")
+    assert describe(invalid) == ("malformed response body (APIResponseValidationError: bad body)", True)
+    failed = CallFailed(["a", "b"], retryable=True)
+    assert failed.attempts == ["a", "b"]
+
+
+def test_a_connection_error_raised_while_handling_another_names_it():
+    try:
+        try:
+            raise TimeoutError("slow")
+        except TimeoutError:
+            raise ConnectionError("gone")
+    except ConnectionError as exc:
+        assert describe(exc) == ("connection failed: gone (TimeoutError)", True)
+
+
 def test_describe_names_the_cause_of_a_connection_error():
     try:
         try:
