@@ -58,6 +58,17 @@ def test_a_header_of_another_run_is_refused(tmp_path, header):
                               "use another --out folder or --fresh")
 
 
+def test_a_header_cut_short_starts_over_and_a_last_line_gets_its_newline(tmp_path):
+    path = tmp_path / "m.journal.jsonl"
+    path.write_text('{"fingerpr')
+    assert Journal(path, "fp").open().done == {} and path.read_text() == '{"fingerprint": "fp"}\n'
+    path.write_text('{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {}}')  # no final newline
+    with Journal(path, "fp").open() as journal:
+        journal.append("k2", "b", {})
+    assert path.read_text().splitlines()[1:] == ['{"key": "k1", "name": "a", "result": {}}',
+                                                 '{"key": "k2", "name": "b", "result": {}}']
+
+
 def test_a_cut_last_line_is_truncated_exactly(tmp_path):
     path = tmp_path / "m.journal.jsonl"
     kept = '{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {"s": 1}}\n'
