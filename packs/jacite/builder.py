@@ -126,7 +126,8 @@ def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterato
 def build(args: argparse.Namespace) -> Path:
     book = section(BENCHMARK)
     source = resolve_source(args.source, allow_patterns=["*.json"]) if args.source else None
-    registry, questions, entries, registry_path = jacite_source.load(source)
+    english = {law["law_id"]: law["en"] for law in book["laws"]}
+    registry, questions, entries, registry_path = jacite_source.load(source, english)
     generated = questions is None
     if generated:
         questions = generate_questions(registry, book)
