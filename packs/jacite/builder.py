@@ -48,7 +48,8 @@ def generate_questions(registry: dict[str, Any], book: dict[str, Any]) -> list[d
             if min(counts.values()) >= quota:
                 return questions
             caption, ref = article.get("caption", ""), article["article"]
-            canonical = normalise_article_ref(ref, mode="upstream") if caption else None
+            # a 附則 article marked as such (our registry) would repeat a main article's question
+            canonical = normalise_article_ref(ref, mode="upstream") if caption and not article.get("supplementary") else None
             if canonical is None:
                 continue
             for language, law_name, shown_ref in (("ja", law["title"], ref),

@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export, registry and serve-decision."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 SCORERS = {"iustitia": "auditpacks.judges.iustitia.agreement", "icj": "auditpacks.judges.icj.score"}
 RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
 EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
+REGISTRIES = {"jacite": "auditpacks.packs.jacite.egov"}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
@@ -74,6 +75,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 load=command == "rescore")
     _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(EXPORTERS),
                 _delegate, load=command == "export")
+    _add_family(sub, "registry", "build a benchmark's registry from its official source", _optional(REGISTRIES),
+                _delegate, load=command == "registry")
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
     serve_decision.add_arguments(serve)
