@@ -181,6 +181,9 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
     tally: Counter = Counter()
     for scenario, result in pairs:
         tally["scenarios"] += 1
+        if result is None:  # skipped before it ran: no answer
+            tally["skipped"] += 1
+            continue
         judgment = result.get("judgment") or {}
         if judgment.get("severity") == "ERROR" or result.get("severity") == "ERROR":
             tally["errors"] += 1

@@ -185,16 +185,19 @@ def run(config: RunConfig) -> dict[str, Any]:
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
-                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome, assigned),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
 
 
-def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
-    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
+def headline(judge: str, outcome: Outcome, selected: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved).
+    Selected scenarios that produced no result (skipped) are passed as (scenario, None)."""
+    ran = {id(s) for s in outcome.scenarios}
+    pairs = list(zip(outcome.scenarios, outcome.results)) + [(s, None) for s in selected if id(s) not in ran]
     try:
-        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+        return dict(judge_module(judge).headline(pairs))
     except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
         print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return {"error": f"{type(exc).__name__}: {exc}"}
