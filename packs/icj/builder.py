@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
 from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
-from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, Target, load_targets
+from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
 from auditpacks.packs.codebook import section
 from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import PackWriter, source_entry
@@ -86,6 +86,15 @@ def _system_prompt(src: Source, cb: Mapping[str, Any]) -> tuple[str, Path | None
     return cb["system_prompt"].strip(), None
 
 
+def output_budget(targets: list[Target], cb: Mapping[str, Any]) -> int:
+    """Output tokens that fit the longest reference answer in the prediction schema, with room to spare:
+    its JSON at a pessimistic ``chars_per_token``, plus ``margin``, rounded up to 256 and at least ``floor``."""
+    budget = cb["output_budget"]
+    longest = max(len(json.dumps({PRED_FIELDS[f]: list(t.gold[f]) for f in FAMILIES})) for t in targets)
+    tokens = -(-longest // budget["chars_per_token"]) + budget["margin"]
+    return max(budget["floor"], -(-tokens // 256) * 256)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", required=True, help="dataset folder (hf download layout) or hf:VISAI-AI/icj-precedent-cite-bench")
     parser.add_argument("--out", required=True, type=Path, help="pack file to write (PACK.json; the manifest goes beside it)")
@@ -115,7 +124,8 @@ def build(args: argparse.Namespace) -> Path:
     sources = [source_entry(src.file(r), name=r, origin=src.origin) for r in used if src.file(r).is_file()]
     scenarios = [make_target_scenario(t, p, cb, condition) for t, p in pairs]
     smoke = [s["name"] for s in scenarios[: cb["smoke_size"]]]
-    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition}
+    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition,
+             "run": {"max_tokens": output_budget([t for t, _ in pairs], cb)}}
     with PackWriter(args.out, BUILDER, sources=sources, filters={"limit": args.limit, "condition": condition},
                     extra=extra) as writer:
         for scenario, (target, prompt) in zip(scenarios, pairs):

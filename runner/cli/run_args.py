@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from auditpacks.runner.execution.config import RunConfig
@@ -92,7 +93,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
     max_tokens = args.max_tokens
     if max_tokens is None and args.target is None and decision is None:
-        max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
+        # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
+        max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
     return RunConfig(
         pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
@@ -107,3 +109,15 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
     )
+
+
+def pack_output_budget(pack: Path | None) -> int | None:
+    """The output budget a pack's manifest asks for (``run.max_tokens``), None when it names none."""
+    from auditpacks.packs.pack import manifest_path
+
+    path = manifest_path(pack) if pack else None
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("run", {}).get("max_tokens") if path else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value > 0 else None
