@@ -35,7 +35,7 @@ TABLE = [
     # full-width and half-width forms
     ("第５４１条", ["541"], ["541"]),
     ("Ａｒｔｉｃｌｅ ５４１", ["541"], []),
-    ("Article ５４１", ["541"], ["541"]),
+    ("Article ５４１", ["541"], ["５４１"]),                                # upstream keeps the digits as written
     ("第５４１条（催告による解除）", ["541"], ["541"]),
     # line breaks inside a citation
     ("第\n541\n条", ["541"], []),
