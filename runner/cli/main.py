@@ -71,8 +71,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 _delegate, load=command == "export")
     _add_family(sub, "registry", "build a benchmark's registry from its official source",
                 _optional(modules("registry")), _delegate, load=command == "registry")
-    _add_family(sub, "registry", "build a benchmark's registry from its official source", _optional(REGISTRIES),
-                _delegate, load=command == "registry")
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
     serve_decision.add_arguments(serve)
