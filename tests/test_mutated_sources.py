@@ -19,7 +19,7 @@ import pytest
 from auditpacks.packs.icj import builder as icj
 from auditpacks.packs.jacite import builder as jacite
 from auditpacks.judges.jacite import rescore as jacite_rescore
-from tests.test_iustitia_support import CONFIGS, FIXTURE, build_pack, copy_source, manifest, parquet_source, rows
+from tests.test_iustitia_support import CONFIGS, build_pack, copy_source, manifest, parquet_source, rows
 
 ICJ = Path(__file__).parent / "fixtures" / "icj"
 JACITE = Path(__file__).parent / "fixtures" / "jacite"
