@@ -29,6 +29,15 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def _run_headline(rows: list[dict]) -> dict:
+    return grounding.headline([(scenario, result) for scenario, result in _pairs(rows)])
+
+
+def _graded(rows: list[dict]) -> list[dict]:
+    """The result dicts a run stores (each judgment names its extractor)."""
+    return [result for _, result in _pairs(rows)]
+
+
+def _pairs(rows: list[dict]) -> list[tuple[dict, dict]]:
     manifest = {"grading": {"judge": "grounding", "registry": registry_to_manifest(load_registry())}}
     judge = grounding.make_judge(manifest)  # the run's default settings
     pairs = []
@@ -39,7 +48,7 @@ def _run_headline(rows: list[dict]) -> dict:
         judgment = judge["grade"](conversation=[{"role": "assistant", "content": row["response"]}],
                                   scenario_meta=scenario)
         pairs.append((scenario, {"scenario_name": row["id"], "severity": judgment["severity"], "judgment": judgment}))
-    return grounding.headline(pairs)
+    return pairs
 
 
 def test_run_headline_and_rescore_agree_and_name_the_extractor(tmp_path, capsys):
@@ -56,6 +65,7 @@ def test_run_headline_and_rescore_agree_and_name_the_extractor(tmp_path, capsys)
     assert headline["deleted_as"] == summary["deleted_as"] == "real"
     assert {k: v for k, v in headline.items() if k not in ("extractor", "deleted_as")} == summary["models"][QWEN]
     assert all(r["extractor"] == "full" for r in json.loads((tmp_path / "r.json").read_text(encoding="utf-8")))
+    assert all(j["judgment"]["extractor"] == "full" for j in _graded(rows))
 
 
 def test_real_not_gold_rate_by_hand():

@@ -77,7 +77,7 @@ def grounding_verdict(scenario: Mapping[str, Any], reply: Mapping[str, Any], *, 
     designed = designed_severity(scenario)
     severity = designed if found["invented"] else "pass" if found["gold_hit"] else "low"
     return {**_explain(found, law, fields["gold_article"], severity), "designed_severity": designed,
-            **fields, "mode": mode, "deleted_as": deleted_as, **found}
+            **fields, "mode": mode, "extractor": mode, "deleted_as": deleted_as, **found}
 
 
 def _explain(found: Mapping[str, Any], law: LawIndex, gold: str, severity: str) -> dict[str, Any]:
