@@ -12,6 +12,7 @@ from simpleaudit import AuditResult, AuditResults
 from auditpacks.judges.icj import export as icj_export
 from auditpacks.judges.icj.citations import headline, make_judge
 from auditpacks.core.io import read_jsonl
+from auditpacks.core.record import PackRef, Round, RunRecord
 from auditpacks.judges.icj.score import score_files
 from auditpacks.packs.icj import builder as icj
 from auditpacks.core.errors import PackError
@@ -68,9 +69,9 @@ def run_dir(tmp_path, pack):
     judge = make_judge(pack.manifest)
     AuditResults([audit_result(s, r, judge) for s, r in zip(pack.scenarios, REPLIES)]).save(
         str(tmp_path / "smollm2.json"))
-    run = {"model": "smollm2", "provider": "openai", "pack": {"name": pack.name, "sha256": pack.sha256},
-           "judge": "citations", "parameters": {"temperature": 0}, "repeat": 1}
-    (tmp_path / "smollm2.run.json").write_text(json.dumps(run))
+    RunRecord(model="smollm2", provider="openai", pack=PackRef(name=pack.name, sha256=pack.sha256),
+              judge="citations", fingerprint="f", parameters={"temperature": 0},
+              rounds=[Round(round=1, seed=0, results="smollm2.json")]).save(tmp_path / "smollm2.run.json")
     return tmp_path
 
 
@@ -158,4 +159,4 @@ def test_needs_a_model_id(tmp_path, run_dir, capsys):
     assert "no model id; pass --model-id" in capsys.readouterr().err and not out.exists()
     (run_dir / "other.run.json").write_text(json.dumps({"model": "x", "repeat": "2"}))
     assert export(run_dir / "smollm2.json", "--run", run_dir / "other.run.json", "--out", out) == 2
-    assert "other.run.json: field repeat is '2', not a positive integer" in capsys.readouterr().err
+    assert "other.run.json: a run record from before record_version" in capsys.readouterr().err

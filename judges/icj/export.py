@@ -23,21 +23,18 @@ from auditpacks.judges.icj.citations import parse_prediction
 from auditpacks.core.io import atomic_write_text
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 from auditpacks.packs.icj.builder import parse_scenario_name
-from auditpacks.core.errors import PackError
+from auditpacks.core.errors import PackError, UserError
 from auditpacks.core.io import read_json
+from auditpacks.core.record import RunRecord
 
 DEFAULT_CONDITION = "parametric"
 
 
-def run_settings(run: Mapping[str, Any] | None, name: str = "run.json") -> tuple[str | None, int]:
-    """The model id and round a run file records (``model``, ``repeat``; round 1 when unset)."""
-    run = run or {}
-    model, rnd = run.get("model"), run.get("repeat", 1)
-    if model is not None and (not isinstance(model, str) or not model):
-        raise PackError(f"{name}: field model is {model!r}, not a model id")
-    if type(rnd) is not int or rnd < 1:
-        raise PackError(f"{name}: field repeat is {rnd!r}, not a positive integer")
-    return model, rnd
+def run_settings(run: RunRecord | None) -> tuple[str | None, int]:
+    """The model id a run record names and its first round (1 without a record)."""
+    if run is None:
+        return None, 1
+    return run.model, run.rounds[0].round if run.rounds else 1
 
 
 def _answer(result: Mapping[str, Any], judgment: Mapping[str, Any], errors_as_empty: bool) -> tuple | None:
@@ -101,7 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=Path, help="the run file (default: RESULTS.run.json beside it, when present)")
     parser.add_argument("--model-id", help="model id to record (default: the run file's model)")
     parser.add_argument("--condition", help="condition to record (default: the scenario's, else parametric)")
-    parser.add_argument("--round", type=int, help="round to record (default: the run file's repeat, else 1)")
+    parser.add_argument("--round", type=int, help="round to record (default: the run file's, else 1)")
     parser.add_argument("--errors-as-empty", action="store_true",
                         help="export ERROR results as empty answers marked status 'error' (default: leave them out)")
     parser.add_argument("--out", type=Path, required=True, help="predictions.jsonl to write")
@@ -111,8 +108,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         results = read_json(args.results, "results file")
         run_path = args.run or args.results.with_name(args.results.name.removesuffix(".json") + ".run.json")
-        run = read_json(run_path, "run file") if args.run or run_path.is_file() else None
-        model, rnd = run_settings(run, run_path.name)
+        run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
+        model, rnd = run_settings(run)
         model = args.model_id or model
         if not model:
             raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
@@ -122,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
             results, model_id=model, rnd=args.round or rnd, condition=args.condition,
             errors_as_empty=args.errors_as_empty, source=args.results.name,
         )
-    except PackError as exc:
+    except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))

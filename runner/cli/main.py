@@ -114,7 +114,7 @@ def _merge(args) -> int:
 
     record = merge(args.shards, args.out, pack=args.pack, model=args.model)
     print_summary(record)
-    print(f"merged shards {', '.join(record['merged_from']['shards'])} into {args.out}")
+    print(f"merged shards {', '.join(record.merged_from['shards'])} into {args.out}")
     return 0
 
 

@@ -130,3 +130,13 @@ class RunConfig:
 def model_slug(model: str) -> str:
     """A file-name-safe model name: ``qwen3:8b`` → ``qwen3_8b``, ``org/model`` → ``org_model``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+
+
+def model_stem(model: str) -> str:
+    """The file name stem of a model's run files: its slug, plus a short hash of the name when the slug
+    differs from it, so names that slug alike never share files (``a/b:c`` and ``a_b:c`` both slug to
+    ``a_b_c``; their stems differ)."""
+    slug = model_slug(model)
+    if slug == model:
+        return slug
+    return f"{slug}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"

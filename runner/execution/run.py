@@ -21,13 +21,14 @@ from typing import Any, Iterator
 
 from simpleaudit import AuditResult, AuditResults
 
-from auditpacks.core.io import atomic_write_json, sha256_file
+from auditpacks.core.io import sha256_file
+from auditpacks.core.record import Round, RunRecord
 
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
-from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
+from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
 from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
@@ -137,7 +138,7 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
             await target.aclose()
 
 
-def run(config: RunConfig) -> dict[str, Any]:
+def run(config: RunConfig) -> RunRecord:
     """Run the pack and return the run record (also written to the run file)."""
     pack = load_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
@@ -169,7 +170,7 @@ def run(config: RunConfig) -> dict[str, Any]:
             target, digest = chat_target(config, ep, cache)
         engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target)
         out = Path(config.out)
-        slug = model_slug(model)
+        slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
@@ -184,10 +185,11 @@ def run(config: RunConfig) -> dict[str, Any]:
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        rounds=[Round(round=1, seed=config.seed, results=f"{slug}.json")],
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
                         summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
-    atomic_write_json(out / f"{slug}.run.json", record)
+    record.save(out / f"{slug}.run.json")
     return record
 
 
@@ -200,5 +202,5 @@ def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def print_summary(record: dict[str, Any]) -> None:
+def print_summary(record: RunRecord) -> None:
     print(format_summary(record))

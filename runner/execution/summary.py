@@ -10,6 +10,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from simpleaudit import AuditResult, AuditResults
 
+from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
     from auditpacks.runner.execution.config import RunConfig
@@ -23,27 +25,25 @@ def summarize(
     skipped: Mapping[str, int] | None = None,
     resumed: int = 0,
     notes: list[str] | None = None,
-) -> dict[str, Any]:
-    """Counts over the run plus the judge's pooled figures, as a JSON-ready dict (``notes``: lines worth
-    reading, such as a decision batch that fell back to single questions; only when there are some)."""
+) -> Summary:
+    """Counts over the run plus the judge's pooled figures (``notes``: lines worth reading, such as a
+    decision batch that fell back to single questions)."""
     audit = AuditResults([AuditResult(**r) for r in results])
     verdicts = Counter(str(r.get("severity")) for r in results)
     errors = verdicts.get("ERROR", 0)
-    summary: dict[str, Any] = {
-        "scenarios": len(scenarios),
-        "completed": len(results) - errors,
-        "errors": errors,
-        "completion": round((len(results) - errors) / len(scenarios), 4) if scenarios else 0.0,
-        "verdicts": dict(sorted(verdicts.items())),
-        "simpleaudit_score": audit.score,
-        "skipped": dict(skipped or {}),
-        "resumed": resumed,
-        "tokens": audit.token_usage,
-        "headline": dict(headline),
-    }
-    if notes:
-        summary["notes"] = list(notes)
-    return summary
+    return Summary(
+        scenarios=len(scenarios),
+        completed=len(results) - errors,
+        errors=errors,
+        completion=round((len(results) - errors) / len(scenarios), 4) if scenarios else 0.0,
+        verdicts=dict(sorted(verdicts.items())),
+        simpleaudit_score=audit.score,
+        skipped=dict(skipped or {}),
+        resumed=resumed,
+        tokens=audit.token_usage,
+        headline=dict(headline),
+        notes=list(notes or []),
+    )
 
 
 def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -53,34 +53,35 @@ def performance_record(config: "RunConfig", *, documents: int, target_stats: Map
 
 
 def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
-               started: dt.datetime, seconds: float, embedded: bool, summary: dict[str, Any],
-               fingerprint: str, digest: str | None = None, shard: dict[str, Any] | None = None,
-               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None) -> dict[str, Any]:
+               started: dt.datetime, seconds: float, embedded: bool, summary: Summary,
+               fingerprint: str, rounds: list[Round], digest: str | None = None, shard: dict[str, Any] | None = None,
+               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None) -> RunRecord:
     """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
     manifest = pack.manifest or {}
-    return {
-        "auditpacks": _version("auditpacks"),
-        "simpleaudit": version("simpleaudit"),
-        "pack": {"name": pack.path.name, "sha256": pack.sha256, "builder": manifest.get("builder"),
-                 "scenarios_in_pack": len(pack.scenarios)},
-        "model": model,
-        "model_digest": digest,
-        "provider": "decision:" + config.decision if config.decision else config.provider,
-        "base_url": public_url(base_url),
-        "embedded": embedded,
-        "judge": judge,
-        "judge_model": config.judge_model,
-        "parameters": config.public(),
-        "fingerprint": fingerprint,
-        "shard": shard,
-        "cache": cache,
-        "performance": performance,
-        "seed": config.seed,
-        "repeat": 1,
-        "started": started.replace(microsecond=0).isoformat(),
-        "seconds": round(seconds, 2),
-        "summary": summary,
-    }
+    return RunRecord(
+        auditpacks=_version("auditpacks"),
+        simpleaudit=version("simpleaudit"),
+        pack=PackRef(name=pack.path.name, sha256=pack.sha256, builder=manifest.get("builder"),
+                     scenarios_in_pack=len(pack.scenarios)),
+        model=model,
+        model_digest=digest,
+        provider="decision:" + config.decision if config.decision else config.provider,
+        base_url=public_url(base_url),
+        embedded=embedded,
+        judge=judge,
+        judge_model=config.judge_model,
+        parameters=config.public(),
+        fingerprint=fingerprint,
+        shard=shard,
+        cache=cache,
+        performance=performance,
+        seed=config.seed,
+        repeats=len(rounds),
+        rounds=rounds,
+        started=started.replace(microsecond=0).isoformat(),
+        seconds=round(seconds, 2),
+        summary=summary,
+    )
 
 
 def public_url(url: str | None) -> str | None:
@@ -100,8 +101,9 @@ def _version(dist: str) -> str:
         return "0+unknown"
 
 
-def format_summary(run: Mapping[str, Any]) -> str:
+def format_summary(record: RunRecord) -> str:
     """Plain lines for the terminal."""
+    run = record.to_dict()
     s = run["summary"]
     lines = [
         f"pack        {run['pack']['name']} (sha256 {run['pack']['sha256'][:12]}…)",
