@@ -54,6 +54,8 @@ class Summary:
     tokens: dict[str, Any] = field(default_factory=dict)
     headline: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)      # correct, wrong, invented, ungraded, error
+    commonest_error: dict[str, Any] | None = None               # {"message", "count"} of the ERROR results
 
     @property
     def graded_all(self) -> bool:

@@ -31,7 +31,7 @@ class RunError(Exception):
 @dataclass
 class RunConfig:
     pack: Path
-    out: Path = Path("results")
+    out: Path | None = None              # None: results/<pack stem>/
     # target
     target: str | None = None
     provider: str = "openai"
@@ -57,6 +57,7 @@ class RunConfig:
     per_question: int | None = None
     limit: int | None = None
     seed: int = 0
+    repeats: int = 1                     # rounds: every scenario runs this many times, round N with seed + N - 1
     # decoding and execution
     temperature: float = 0.0
     max_tokens: int | None = None
@@ -94,8 +95,9 @@ class RunConfig:
             return "local"  # OpenAI-compatible local servers need some key; they ignore it
         return key
 
-    def decoding(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed}
+    def decoding(self, seed: int | None = None) -> dict[str, Any]:
+        """Decoding parameters (``seed``: a round's own seed instead of ``--seed``)."""
+        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed if seed is None else seed}
         if self.max_tokens is not None:
             params["max_tokens"] = self.max_tokens
         return params

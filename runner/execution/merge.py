@@ -18,8 +18,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from simpleaudit import AuditResult, AuditResults
-
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
 
@@ -27,7 +25,7 @@ from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
-from auditpacks.runner.execution.summary import summarize
+from auditpacks.runner.execution.summary import save_results, summarize
 
 
 class MergeError(RunError):
@@ -146,7 +144,7 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
     stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
     results_name = first.rounds[0].results
-    AuditResults([AuditResult(**r) for r in results]).save(str(Path(out) / results_name))
+    save_results(results, Path(out) / results_name)
     summary = summarize(scenarios, results, headline, skipped=dict(skipped))
     record = dataclasses.replace(
         first,

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import sys
 from collections import Counter
 from importlib.metadata import version
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.judges.figures import OUTCOMES, outcome
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
@@ -31,6 +35,8 @@ def summarize(
     audit = AuditResults([AuditResult(**r) for r in results])
     verdicts = Counter(str(r.get("severity")) for r in results)
     errors = verdicts.get("ERROR", 0)
+    outcomes = Counter(outcome(r) for r in results)
+    messages = Counter(error_message(r) for r in results if r.get("severity") == "ERROR")
     return Summary(
         scenarios=len(scenarios),
         completed=len(results) - errors,
@@ -43,7 +49,25 @@ def summarize(
         tokens=audit.token_usage,
         headline=dict(headline),
         notes=list(notes or []),
+        outcomes={word: outcomes.get(word, 0) for word in OUTCOMES},
+        commonest_error=({"message": messages.most_common(1)[0][0], "count": messages.most_common(1)[0][1]}
+                         if messages else None),
     )
+
+
+def error_message(result: Mapping[str, Any]) -> str:
+    """An ERROR result's cause in one line (its judgment's error, else its first issue)."""
+    judgment = result.get("judgment") or {}
+    text = judgment.get("error") or next(iter(result.get("issues_found") or []), "") or "unknown error"
+    text = str(text).removeprefix("Scenario execution failed: ").strip().splitlines()
+    line = text[0] if text else "unknown error"
+    return line if len(line) <= 160 else line[:159] + "…"
+
+
+def save_results(results: list[dict[str, Any]], path: Path) -> None:
+    """A simpleaudit results file (its "Results saved" line goes to stderr: stdout is the summary's)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        AuditResults([AuditResult(**r) for r in results]).save(str(path))
 
 
 def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -99,53 +123,3 @@ def _version(dist: str) -> str:
         return version(dist)
     except Exception:
         return "0+unknown"
-
-
-def format_summary(record: RunRecord) -> str:
-    """Plain lines for the terminal."""
-    run = record.to_dict()
-    s = run["summary"]
-    lines = [
-        f"pack        {run['pack']['name']} (sha256 {run['pack']['sha256'][:12]}…)",
-        f"model       {run['model']} via {run['provider']}" + (f" at {run['base_url']}" if run.get("base_url") else ""),
-        f"judge       {run['judge']}",
-        f"scenarios   {s['scenarios']} run, {s['completed']} completed, {s['errors']} errors"
-        + "".join(f", {n} skipped ({why})" for why, n in s["skipped"].items())
-        + (f" ({s['resumed']} reused from the journal)" if s.get("resumed") else ""),
-        f"completion  {s['completion']:.1%}",
-        "verdicts    " + ", ".join(f"{k} {v}" for k, v in s["verdicts"].items()),
-    ]
-    lines.extend(_performance_lines(run.get("performance")))
-    for key, value in s["headline"].items():
-        lines.append(f"{key:<11} {_fmt(value)}")
-    lines.extend(f"note        {note}" for note in s.get("notes", []))
-    return "\n".join(lines)
-
-
-def _performance_lines(perf: Mapping[str, Any] | None) -> list[str]:
-    if not perf:
-        return []
-    lines = []
-    if perf.get("prompt_order"):
-        lines.append(f"prompts     {perf['prompt_order']}, {perf.get('documents', 0)} documents run"
-                     + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
-    tokens = perf.get("server_prompt_tokens")
-    if tokens:
-        lines.append(f"prefill     {tokens['prompt_n']} prompt tokens evaluated, {tokens['cache_n']} reused "
-                     f"from the server's cache ({tokens['requests']} requests)")
-    batching = perf.get("decision_batching")
-    if batching:
-        sizes = ", ".join(f"{n}×{size}" for size, n in batching["batch_sizes"].items()) or "none"
-        lines.append(f"batching    {batching['requests']} decision requests: batches {sizes}; "
-                     f"{batching['single_calls']} single")
-    return lines
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_fmt(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
-    return str(value)
