@@ -25,11 +25,11 @@ from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import parse_prediction
-from auditpacks.core.io import atomic_write_text
-from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 from auditpacks.packs.icj.builder import parse_scenario_name
-from auditpacks.core.errors import PackError, UserError
-from auditpacks.core.io import read_json
+from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
+
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import atomic_write_text, read_json
 from auditpacks.core.record import RunRecord
 
 DEFAULT_CONDITION = "parametric"
@@ -121,25 +121,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        run_path = args.run or run_path_for(args.results)
-        run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
-        model = args.model_id or (run.model if run else None)
-        if not model:
-            raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
-        if args.round is not None and args.round < 1:
-            raise PackError(f"--round {args.round}: must be at least 1")
-        records, skipped = [], []
-        for rnd, path in rounds_to_export(args.results, run, args.round):
-            got, left_out = export_records(
-                read_json(path, "results file"), model_id=model, rnd=rnd, condition=args.condition,
-                errors_as_empty=args.errors_as_empty, source=path.name,
-            )
-            records += got
-            skipped += left_out
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    run_path = args.run or run_path_for(args.results)
+    run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
+    model = args.model_id or (run.model if run else None)
+    if not model:
+        raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
+    if args.round is not None and args.round < 1:
+        raise PackError(f"--round {args.round}: must be at least 1")
+    records, skipped = [], []
+    for rnd, path in rounds_to_export(args.results, run, args.round):
+        got, left_out = export_records(
+            read_json(path, "results file"), model_id=model, rnd=rnd, condition=args.condition,
+            errors_as_empty=args.errors_as_empty, source=path.name,
+        )
+        records += got
+        skipped += left_out
     atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     rounds = sorted({r["round"] for r in records})
     print(f"wrote {len(records)} prediction records to {args.out}" + (f" ({len(rounds)} rounds)" if len(rounds) > 1 else ""))

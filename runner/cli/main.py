@@ -12,23 +12,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from auditpacks.packs import BUILDERS
+from auditpacks import __version__
+from auditpacks.core.errors import UserError, fail
+from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, check_pack
-from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.packs.pack import load_pack
-from auditpacks.runner.execution.config import RunError
-from auditpacks.runner.execution.journal import JournalError
-from auditpacks.runner.serving import serve_decision
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
-
-#: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
-SCORERS = {"iustitia": "auditpacks.judges.iustitia.agreement", "icj": "auditpacks.judges.icj.score"}
-RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
-EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
+from auditpacks.runner.serving import serve_decision
 
 #: Errors that are the user's input, reported in one line without a traceback.
-USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
+USER_ERRORS = (UserError, FileNotFoundError, ValueError)
 
 #: Exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished but
 #: selected nothing or kept ERROR scenarios after its retries; interrupted.
@@ -36,11 +30,11 @@ EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 JSON_HELP = "print the figures as JSON on stdout instead of the table"
 
 
-def _add_family(sub, name: str, help_text: str, modules: dict[str, str], handler, *, load: bool) -> None:
+def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler, *, load: bool) -> None:
     """A command with one sub-command per benchmark; its modules are imported only when it is used."""
     parser = sub.add_parser(name, help=help_text)
     family = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
-    for bench, module_name in modules.items():
+    for bench, module_name in entries.items():
         if not load:
             family.add_parser(bench)
             continue
@@ -59,9 +53,10 @@ def _optional(modules: dict[str, str]) -> dict[str, str]:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"auditpacks {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    _add_family(sub, "build", "build a scenario pack from a benchmark", _optional(BUILDERS), _build,
+    _add_family(sub, "build", "build a scenario pack from a benchmark", _optional(modules("builder")), _build,
                 load=command == "build")
 
     check = sub.add_parser("check", help="validate a scenario pack (exit 1 on any ERROR)")
@@ -83,11 +78,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     merge.add_argument("--json", action="store_true", help=JSON_HELP)
     merge.set_defaults(handler=_merge)
 
-    _add_family(sub, "score", "score a benchmark's prediction file", _optional(SCORERS), _score,
+    _add_family(sub, "score", "score a benchmark's prediction file", _optional(modules("score")), _score,
                 load=command == "score")
-    _add_family(sub, "rescore", "re-score a published benchmark file", _optional(RESCORERS), _delegate,
+    _add_family(sub, "rescore", "re-score a published benchmark file", _optional(modules("rescore")), _delegate,
                 load=command == "rescore")
-    _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(EXPORTERS),
+    _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(modules("export")),
                 _delegate, load=command == "export")
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
@@ -181,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
-        print(f"auditpacks: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(exc, EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -190,3 +190,8 @@ def run(config: RunConfig) -> RunRecord:
     record.save(out / f"{slug}.run.json")
     return record
 
+
+
+def results_path(config: RunConfig, record: RunRecord) -> Path:
+    """Where the run's (first round's) AuditResults file is."""
+    return record.results_files(run_folder(config.out, config.pack))[0]
