@@ -8,6 +8,7 @@ its count, then one row per headline figure: its value (percentages for shares,
 
 from __future__ import annotations
 
+import statistics
 import sys
 from typing import Any, TextIO
 
@@ -30,7 +31,7 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
         "judge": record.judge,
         "repeats": record.repeats,
         **_counts(s),
-        "figures": [f.to_dict() for f in figures(record.judge, s.headline)],
+        "figures": [f.to_dict() for f in run_figures(record)],
     }
     if record.repeats > 1:
         data["rounds"] = [{"round": r.round, "seed": r.seed, "results": r.results,
@@ -39,6 +40,22 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
                            if r.summary else []}
                           for r in record.rounds]
     return data
+
+
+def run_figures(record: RunRecord) -> list[Figure]:
+    """The run's headline figures; for several rounds, each figure's mean over the rounds, with its sample sd."""
+    if record.repeats == 1 or not all(r.summary for r in record.rounds):
+        return figures(record.judge, record.summary.headline)
+    per_round = [figures(record.judge, r.summary.headline) for r in record.rounds]
+    out = []
+    for index, first in enumerate(per_round[0]):
+        values = [rows[index].value for rows in per_round if index < len(rows) and rows[index].value is not None]
+        mean = statistics.fmean(values) if values else None
+        sd = statistics.stdev(values) if len(values) > 1 else None
+        spread = "n/a" if sd is None else fmt_value(sd, first.unit)
+        out.append(Figure(first.name, mean, first.unit, group=first.group,
+                          meaning=f"mean of {len(values)} rounds, sample sd {spread}; {first.meaning}".rstrip("; ")))
+    return out
 
 
 def _counts(s: Summary) -> dict[str, Any]:
@@ -64,7 +81,7 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
                       markup=False)
     for line in _performance_lines(record.performance):
         console.print(line, markup=False)
-    rows = figures(record.judge, s.headline)
+    rows = run_figures(record)
     if rows:
         console.print(figure_table(rows, record))
     for note in s.notes + list(s.headline.get("warnings") or []):
