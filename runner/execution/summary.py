@@ -43,7 +43,8 @@ def summarize(
         errors=errors,
         completion=round((len(results) - errors) / len(scenarios), 4) if scenarios else 0.0,
         verdicts=dict(sorted(verdicts.items())),
-        simpleaudit_score=audit.score,
+        # simpleaudit scores an all-ERROR or all-ungraded run 0.0; here that is undefined
+        simpleaudit_score=audit.score if any(v not in ("ERROR", "ungraded") for v in verdicts) else None,
         skipped=dict(skipped or {}),
         resumed=resumed,
         tokens=audit.token_usage,
