@@ -86,6 +86,8 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     rows = run_figures(record)
     if rows:
         console.print(figure_table(rows, record))
+    if "error" in s.headline:
+        console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
     for note in s.notes + list(s.headline.get("warnings") or []):
         console.print(f"note: {note}", markup=False)
 
