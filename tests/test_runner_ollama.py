@@ -158,7 +158,7 @@ def test_real_model_refuses_a_prompt_longer_than_its_context(tmp_path, ollama_en
     write_scenarios(tmp_path / "long.json", [tiny_scenario(0, prompt=LONG)])
     before = len(ollama_endpoint.requests)
     assert run_here(tmp_path / "long.json", tmp_path / "out", ollama_endpoint.url, "--provider", "ollama",
-                    target="smollm2") == 0
+                    target="smollm2") == 3  # finished, with that scenario an ERROR
     error = results(tmp_path / "out", "smollm2")[0]["judgment"]["error"]
     assert "more than the model's context of 8192 tokens; not sent (nothing is truncated)" in error
     assert not [b for b in ollama_endpoint.requests[before:] if "messages" in b]
