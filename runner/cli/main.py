@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export and serve-decision."""
 
 from __future__ import annotations
 
@@ -20,7 +20,11 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 #: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
 SCORERS = {"iustitia": "auditpacks.judges.iustitia.agreement", "icj": "auditpacks.judges.icj.score"}
 RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
-EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
+EXPORTERS = {"icj": "auditpacks.judges.icj.export", "jacite": "auditpacks.judges.jacite.export",
+             "iustitia": "auditpacks.judges.iustitia.export"}
+#: Commands whose module has add_arguments(parser) and main(args), imported only when used.
+READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
+           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
@@ -67,6 +71,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     merge.add_argument("--pack", type=Path, help="the pack the shards ran: checked, and the headline figures recomputed")
     merge.add_argument("--model", help="which model's runs to merge, when a folder holds several")
     merge.set_defaults(handler=_merge)
+
+    for name, (module_name, help_text) in READERS.items():
+        reader = sub.add_parser(name, help=help_text)
+        if command == name:
+            module = importlib.import_module(module_name)
+            module.add_arguments(reader)
+            reader.set_defaults(handler=_delegate, module=module)
 
     _add_family(sub, "score", "score a benchmark's prediction file", _optional(SCORERS), _delegate,
                 load=command == "score")
