@@ -27,11 +27,11 @@ METHODS = {"choice": "paired bootstrap over judgments; McNemar exact test on dis
 def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[str, Any]:
     """Paired figures, warnings and the scenarios where the two runs disagree."""
     if a.sha256 != b.sha256:
-        raise PackError(f"{a.record_path.name} ran {a.pack.path.name} (sha256 {a.sha256[:12]}…) and "
-                        f"{b.record_path.name} ran {b.record.get('pack', {}).get('name')} (sha256 {b.sha256[:12]}…): "
+        raise PackError(f"{a.record_path} ran {a.pack.path.name} (sha256 {a.sha256[:12]}…) and "
+                        f"{b.record_path} ran {b.record.get('pack', {}).get('name')} (sha256 {b.sha256[:12]}…): "
                         "runs of different packs cannot be compared")
     if a.kind != b.kind:
-        raise PackError(f"{a.record_path.name} was graded by {a.judge} and {b.record_path.name} by {b.judge}: "
+        raise PackError(f"{a.record_path} was graded by {a.judge} and {b.record_path} by {b.judge}: "
                         "compare runs graded the same way")
     results_a = {r["scenario_name"]: r for r in a.rounds[round_index]}
     results_b = {r["scenario_name"]: r for r in b.rounds[round_index]}
