@@ -143,3 +143,23 @@ def test_choice_statistics_by_hand():
     out = compare_choices(rows)
     assert out["micro"]["diff"] == pytest.approx(0.5) and (out["a_only"], out["b_only"]) == (1, 0)
     assert out["mcnemar_p"] == pytest.approx(1.0)
+
+
+def test_report_has_a_comparison_section_and_escapes_model_text(tmp_path, pack, capsys):
+    items = scenarios(pack)
+    a, b = runs(tmp_path, pack)
+    xss = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    results = json.loads(a.with_name("model-a.json").read_text(encoding="utf-8"))
+    results["results"][0] = choice_result(items[0], items[0]["decision"]["accepted"][0], reply=xss)
+    a.with_name("model-a.json").write_text(json.dumps(results), encoding="utf-8")
+    html, md = tmp_path / "report.html", tmp_path / "report.md"
+    assert main(["compare", str(a), str(b), "--report", str(html)]) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "Comparisons" in text and "+37.5%" in text and xss not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert main(["report", str(a), str(b), "--format", "md", "--out", str(md)]) == 0
+    lines = md.read_text(encoding="utf-8")
+    assert "| micro agreement | 100.0% | 62.5% | +37.5% |" in lines and "<script>" not in lines
+    capsys.readouterr()
+    assert main(["report", str(a), "--format", "md"]) == 0
+    assert "| model-a · tiny.json | micro agreement | 100.0% |" in capsys.readouterr().out
