@@ -54,7 +54,7 @@ def write_scenarios(path: Path, scenarios: list[dict]) -> Path:
 def test_a_prompt_longer_than_the_context_is_refused_or_skipped(tmp_path, small_ollama):
     write_scenarios(tmp_path / "long.json", [tiny_scenario(0), tiny_scenario(1, prompt=LONG)])
     assert run_here(tmp_path / "long.json", tmp_path / "out", small_ollama.url, "--provider", "ollama",
-                    target="tiny") == 0
+                    target="tiny") == 3  # finished with an ERROR scenario
     got = results(tmp_path / "out", "tiny")
     assert got[0]["severity"] != "ERROR" and got[1]["severity"] == "ERROR"
     assert "PromptTooLong: prompt needs about" in got[1]["judgment"]["error"]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from auditpacks.runner.execution.config import RunConfig
 
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
@@ -22,8 +24,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
                         help="run a decision model through the System One protocol")
     target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
-    target.add_argument("--max-options", type=int, default=26,
-                        help="option limit of the decision endpoint; larger questions are skipped (default 26)")
+    target.add_argument("--max-options", type=int, default=MAX_OPTIONS,
+                        help="option limit of the decision endpoint; larger questions are skipped (default %(default)s)")
 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
@@ -45,13 +47,16 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
     selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
     selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+    selection.add_argument("--repeats", type=int, default=1, metavar="N",
+                           help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
+                                "(default 1)")
 
     execution = parser.add_argument_group("execution")
     execution.add_argument("--temperature", type=float, default=0.0)
     execution.add_argument("--max-tokens", type=int, help="output budget per reply")
     execution.add_argument("--concurrency", type=int, default=1,
                            help="workers, each running whole documents one after another (default 1)")
-    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds per model call attempt (default %(default)s)")
     execution.add_argument("--max-retries", type=int, default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
     execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
@@ -69,7 +74,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--skip-oversize", action="store_true",
                            help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
-    execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
+    execution.add_argument("--out", type=Path, help="output folder (default results/<pack>/, the pack file's name "
+                                                   "without .json)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
 
     speed = parser.add_argument_group("prompt caching and batching")
@@ -80,8 +86,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
                        help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
                             "(default: on for the embedded model and --provider llamacpp only)")
-    speed.add_argument("--batch-questions", type=int, default=64, metavar="N",
-                       help="decision runs: questions on one state per System One request (default 64; 1: one "
+    speed.add_argument("--batch-questions", type=int, default=MAX_QUESTIONS, metavar="N",
+                       help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
     if pack_required:
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
@@ -100,7 +106,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,
         temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,

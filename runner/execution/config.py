@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.core.errors import UserError
+
 #: Environment variables that hold each provider's key (read when --api-key is not given).
 KEY_VARIABLES = {
     "openai": "OPENAI_API_KEY",
@@ -24,14 +27,14 @@ KEY_VARIABLES = {
 EMBEDDED_MODEL = "smollm2"
 
 
-class RunError(Exception):
+class RunError(UserError):
     """A run that cannot start or finish; the message is one line naming what is wrong."""
 
 
 @dataclass
 class RunConfig:
     pack: Path
-    out: Path = Path("results")
+    out: Path | None = None              # None: results/<pack stem>/
     # target
     target: str | None = None
     provider: str = "openai"
@@ -40,7 +43,7 @@ class RunConfig:
     system_prompt: str | None = None
     decision: str | None = None          # ollama | openrouter | url
     decision_url: str | None = None
-    max_options: int | None = 26
+    max_options: int | None = MAX_OPTIONS
     # grading
     judge: str | None = None
     judge_model: str | None = None
@@ -57,11 +60,12 @@ class RunConfig:
     per_question: int | None = None
     limit: int | None = None
     seed: int = 0
+    repeats: int = 1                     # rounds: every scenario runs this many times, round N with seed + N - 1
     # decoding and execution
     temperature: float = 0.0
     max_tokens: int | None = None
     concurrency: int = 1
-    timeout: float = 600.0
+    timeout: float = TIMEOUT_S
     max_retries: int = 2
     retry_backoff: float = 0.5
     resume: bool = True
@@ -74,7 +78,7 @@ class RunConfig:
     # performance
     prompt_order: str | None = "auto"   # auto | document-first | stock (None: a decision run, no chat prompt)
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
-    batch_questions: int = 64           # decision questions per System One request (1: no batching)
+    batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
 
     @property
@@ -94,8 +98,9 @@ class RunConfig:
             return "local"  # OpenAI-compatible local servers need some key; they ignore it
         return key
 
-    def decoding(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed}
+    def decoding(self, seed: int | None = None) -> dict[str, Any]:
+        """Decoding parameters (``seed``: a round's own seed instead of ``--seed``)."""
+        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed if seed is None else seed}
         if self.max_tokens is not None:
             params["max_tokens"] = self.max_tokens
         return params
@@ -130,3 +135,13 @@ class RunConfig:
 def model_slug(model: str) -> str:
     """A file-name-safe model name: ``qwen3:8b`` → ``qwen3_8b``, ``org/model`` → ``org_model``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+
+
+def model_stem(model: str) -> str:
+    """The file name stem of a model's run files: its slug, plus a short hash of the name when the slug
+    differs from it, so names that slug alike never share files (``a/b:c`` and ``a_b:c`` both slug to
+    ``a_b_c``; their stems differ)."""
+    slug = model_slug(model)
+    if slug == model:
+        return slug
+    return f"{slug}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"

@@ -22,8 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.errors import UserError
 
-class JournalError(Exception):
+
+class JournalError(UserError):
     """A journal that cannot be used for this run (one line, names the file)."""
 
 
@@ -31,6 +33,11 @@ def scenario_key(scenario: Mapping[str, Any]) -> str:
     """A content hash of the scenario: any edit to it gives a new key."""
     blob = json.dumps(scenario, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def round_key(key: str, round_number: int) -> str:
+    """A scenario's journal key in one round of a repeated run (round 1 keeps the plain key)."""
+    return key if round_number == 1 else f"{key}#round{round_number}"
 
 
 class Journal:
