@@ -162,4 +162,4 @@ def test_report_has_a_comparison_section_and_escapes_model_text(tmp_path, pack, 
     assert "| micro agreement | 100.0% | 62.5% | +37.5% |" in lines and "<script>" not in lines
     capsys.readouterr()
     assert main(["report", str(a), "--format", "md"]) == 0
-    assert "| model-a · tiny.json | micro agreement | 100.0% |" in capsys.readouterr().out
+    assert "| model-a · tiny.json | agreement (micro) | 100.0% |" in capsys.readouterr().out

@@ -55,7 +55,7 @@ def browser_ready() -> None:
 def test_report_opens_cleanly_with_headline_table_and_plots(report, browser_ready, tmp_path):
     with open_page(report) as opened:
         page = opened.page
-        assert page.locator("table.headline").is_visible()
+        assert page.locator("table.headline").count() == 3 and page.locator("table.headline").first.is_visible()
         assert page.locator("table.headline tbody tr").count() >= 3 * 3
         assert page.locator("svg.plot").count() == 3
         page.locator("svg.plot").first.scroll_into_view_if_needed()

@@ -12,72 +12,27 @@ from collections import defaultdict
 from typing import Any, Mapping
 
 from auditpacks.judges.compare import f1_score
+from auditpacks.judges.figures import figures
 from auditpacks.judges.iustitia.agreement import agreement, tasks_from_scenarios
 from auditpacks.judges.stats import cluster_bootstrap, ratio_bootstrap
 from auditpacks.packs.icj.targets import FAMILIES
 from auditpacks.runner.reporting.pairing import _counts
 from auditpacks.runner.reporting.runs import LoadedRun
 
-MEANING = {
-    "micro": "Share of graded tasks where the model chose the reference answer (missing or invalid answers count "
-             "as wrong).",
-    "macro": "Mean over questions of each question's agreement: every question weighs the same.",
-    "coverage": "Share of tasks answered with one of the task's own options.",
-    "invented": "Cited article mentions that do not exist in the question's law ÷ all cited mentions.",
-    "gold": "Share of answered questions whose citations include the article asked about.",
-    "f1": "Exact set match of predicted citations against the reference, TP/FP/FN pooled over targets.",
-}
-JUDGMENT_BOOTSTRAP = "judgment bootstrap 95%"
-
-
-def row(figure: str, value: Any, interval: Any = None, interval_name: str = "", meaning: str = "",
-        count: str = "", *, rate: bool = True) -> dict[str, Any]:
-    """One headline figure; ``rate``: shown as a percentage (else as a plain number)."""
-    ok = isinstance(interval, (list, tuple)) and all(isinstance(x, (int, float)) and math.isfinite(x)
-                                                   for x in interval)
-    return {"figure": figure, "value": value, "interval": list(interval) if ok else None,
-            "interval_name": interval_name if ok else "", "meaning": meaning, "count": count,
-            "rate": rate and isinstance(value, float)}
-
-
 def headline_rows(run: LoadedRun, round_index: int = 0) -> list[dict[str, Any]]:
-    h = run.headline(round_index)
-    if run.kind == "choice":
-        if not h.get("tasks"):
-            return [row("graded tasks", None, meaning="No scenario of this run has a reference answer.")]
-        ci = h.get("ci") or {}
-        count = f"{h['correct']}/{h['tasks']} tasks, {h['judgments']} judgments, {h['questions']} questions"
-        return [row("micro agreement", h["micro"], ci.get("micro"), JUDGMENT_BOOTSTRAP, MEANING["micro"], count),
-                row("macro agreement", h["macro"], ci.get("macro"), JUDGMENT_BOOTSTRAP, MEANING["macro"]),
-                row("coverage", h["coverage"], ci.get("coverage"), JUDGMENT_BOOTSTRAP, MEANING["coverage"],
-                    f"{h['answered']}/{h['tasks']} answered")]
-    if run.kind == "jacite":
-        rows = []
-        for lang, g in h.items():
-            if lang == "ja_vs_en" or not isinstance(g, Mapping):
-                continue
-            rows.append(row(f"invented rate ({lang})", g.get("invented_rate"), g.get("invented_bootstrap95"),
-                            "question bootstrap 95%", MEANING["invented"], f"{g['invented']}/{g['cited']} mentions"))
-            rows.append(row(f"gold article cited ({lang})", g.get("gold_hit_rate"), g.get("gold_hit_wilson95"),
-                            "Wilson 95%", MEANING["gold"], f"{g['gold_hit']}/{g['answered']} answers"))
-        versus = h.get("ja_vs_en")
-        if isinstance(versus, Mapping):
-            rows.append(row("JA vs EN invented, Fisher p", versus.get("fisher_p"),
-                            meaning="Two-sided Fisher exact test on invented vs other mentions, Japanese vs English "
-                                    "(treats mentions as independent).",
-                            count=f"rate ratio {_plain(versus.get('rate_ratio'))}", rate=False))
-        return rows
-    if run.kind == "icj":
-        intervals = icj_f1_intervals(run, round_index)
-        return [row(f"F1 {family.replace('_', ' ')}", h[family]["f1"], intervals.get(family),
-                    "target bootstrap 95%", MEANING["f1"],
-                    f"TP {h[family]['tp']}, FP {h[family]['fp']}, FN {h[family]['fn']}")
-                for family in FAMILIES if isinstance(h.get(family), Mapping)]
-    return [row(str(key), value, rate=False) for key, value in h.items()]
-
-
-def _plain(value: Any) -> str:
-    return "n/a" if value is None else f"{value:.3g}" if isinstance(value, float) else str(value)
+    """The run summary's figure rows (``judges.figures``) for the judge's own headline; ICJ F1 gains an
+    interval that resamples targets (the headline has none)."""
+    icj = icj_f1_intervals(run, round_index) if run.kind == "icj" else {}
+    rows = []
+    for f in figures(run.judge, run.headline(round_index)):
+        interval, interval_name = f.interval, f.interval_name or ""
+        if f.name == "F1" and f.group in icj and interval is None:
+            interval, interval_name = icj[f.group], "95% CI, bootstrap over targets"
+        ok = interval is not None and all(math.isfinite(x) for x in interval)
+        rows.append({"figure": f.name + (f" ({f.group.replace('_', ' ')})" if f.group else ""), "value": f.value,
+                     "unit": f.unit, "interval": list(interval) if ok else None,
+                     "interval_name": interval_name if ok else "", "meaning": f.meaning})
+    return rows
 
 
 def icj_target_counts(run: LoadedRun, round_index: int = 0) -> dict[str, dict[str, Any]]:

@@ -6,24 +6,19 @@ import json
 from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
+from auditpacks.judges.figures import OUTCOMES
+from auditpacks.judges.figures import outcome as verdict_word
 
-#: Outcome words; ``BAD`` are the ones the "wrong only" filter keeps.
-CORRECT, WRONG, INVENTED, GOLD_MISSED, UNGRADED, ERROR = (
-    "correct", "wrong", "invented", "gold missed", "ungraded", "error")
-BAD = {WRONG, INVENTED, GOLD_MISSED}
+#: The summary's verdict words; ``BAD`` are the ones the "wrong only" filter keeps.
+CORRECT, WRONG, INVENTED, UNGRADED, ERROR = OUTCOMES
+BAD = {WRONG, INVENTED}
 
 
 def outcome(kind: str, result: Mapping[str, Any]) -> str:
-    """correct / wrong / invented / gold missed / ungraded / error, from the verdict."""
-    severity = result.get("severity")
-    judgment = result.get("judgment") or {}
-    if severity == "ERROR" or judgment.get("severity") == "ERROR":
+    """The run summary's verdict word (correct, wrong, invented, ungraded, error); an ERROR judgment counts."""
+    if (result.get("judgment") or {}).get("severity") == "ERROR":
         return ERROR
-    if severity == "ungraded":
-        return UNGRADED
-    if kind == "jacite" and isinstance(judgment.get("n_invented"), int):
-        return INVENTED if judgment["n_invented"] else CORRECT if severity == "pass" else GOLD_MISSED
-    return CORRECT if severity == "pass" else WRONG
+    return verdict_word(result)
 
 
 def answer(kind: str, result: Mapping[str, Any]) -> str:

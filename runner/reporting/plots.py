@@ -60,7 +60,9 @@ def grouped_bars(groups: Sequence[str], series: dict[str, tuple[list[float | Non
     for i, (name, (values, intervals)) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [v or 0.0 for v in values]
-        ax.bar(xs, heights, width, label=name, color=COLOURS[i % len(COLOURS)])
+        bars = ax.bar(xs, heights, width, label=name, color=COLOURS[i % len(COLOURS)])
+        ax.bar_label(bars, labels=["n/a" if v is None else f"{100 * v:.0f}%" for v in values], fontsize=7,
+                     padding=2)
         if any(ci is not None for ci in intervals):
             ax.errorbar(xs, heights, yerr=_errors(values, intervals), fmt="none", ecolor="#1a202c", capsize=3)
     ax.set_xticks(range(len(groups)), groups)

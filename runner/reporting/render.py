@@ -36,8 +36,8 @@ def number(value: Any) -> str:
 
 
 def figure_value(row: Any) -> str:
-    """A headline value: rates as percentages, p-values and others as plain numbers."""
-    return pct(row["value"]) if row["rate"] else number(row["value"])
+    """A headline value: shares as percentages, counts, ratios and p-values as plain numbers."""
+    return pct(row["value"]) if row["unit"] == "%" else number(row["value"])
 
 
 def md_cell(value: Any) -> str:

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.pairing import compare_runs
+from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting.runs import LoadedRun
 
 BENCHMARKS = {"choice": "closed questions (Iustitia Marigonae style)", "jacite": "statute-citation grounding (jacite)",
@@ -34,8 +35,6 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
         "runs": sections,
         "comparisons": comparisons if comparisons is not None else comparisons_for(runs),
         "documents": [{"id": key, "text": text} for key, text in documents.items()],
-        "outcome_words": [outcomes.CORRECT, outcomes.WRONG, outcomes.INVENTED, outcomes.GOLD_MISSED,
-                          outcomes.UNGRADED, outcomes.ERROR],
     }
 
 
@@ -51,8 +50,7 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
     }
     pairs = run.pairs(0)
     verdicts = Counter(outcomes.outcome(run.kind, r) for _, r in pairs)
-    errors = [str((r.get("judgment") or {}).get("error") or "unknown error") for _, r in pairs
-              if outcomes.outcome(run.kind, r) == outcomes.ERROR]
+    errors = [error_message(r) for _, r in pairs if outcomes.outcome(run.kind, r) == outcomes.ERROR]
     section["counts"] = {"scenarios": len(pairs), "verdicts": dict(verdicts.most_common()),
                          "commonest_error": Counter(errors).most_common(1)[0] if errors else None,
                          "simpleaudit_score": summary.get("simpleaudit_score"),
