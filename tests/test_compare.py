@@ -163,3 +163,16 @@ def test_report_has_a_comparison_section_and_escapes_model_text(tmp_path, pack, 
     capsys.readouterr()
     assert main(["report", str(a), "--format", "md"]) == 0
     assert "| model-a · tiny.json | agreement (micro) | 100.0% |" in capsys.readouterr().out
+
+
+def test_report_of_a_repeated_run_shows_each_round_and_each_scenarios_stability(tmp_path, pack):
+    items = scenarios(pack)
+    right = [choice_result(s, s["decision"]["accepted"][0]) for s in items]
+    second = [choice_result(s, wrong_key(s)) if i == 0 else r for i, (s, r) in enumerate(zip(items, right))]
+    record = write_run(tmp_path / "runs", "model-r", pack, "choice_match", right, second)
+    out = tmp_path / "report.html"
+    assert main(["report", str(record), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Per round" in text and "Across rounds: correct, wrong" in text
+    # round 1: 24/24; round 2: 23/24 = 95.8%
+    assert ">100.0% [" in text and ">95.8% [" in text

@@ -41,6 +41,8 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
     if only_a or only_b:
         warnings.append(f"the runs cover different scenarios: compared on the {len(common)} both ran "
                         f"({only_a} only in A, {only_b} only in B)")
+    if len(a.rounds) > 1 or len(b.rounds) > 1:
+        warnings.append(f"repeated runs: compared on round {round_index + 1} of each")
     kind = a.kind
     paired, errors, disagreements = [], 0, []
     for name in common:

@@ -68,10 +68,20 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         section["table"] = {"type": "family", "rows": figures.per_family(run)}
         if plots_on and section["table"]["rows"]:
             section["plot"] = Markup(plots.icj_prf(section["table"]["rows"], title))
+    section["per_round"] = _per_round(run) if len(run.rounds) > 1 and run.kind != "icj" else None
     section["scenarios"] = [_scenario(run, s, r, i, documents) for i, (s, r) in enumerate(pairs[:max_scenarios])]
     section["hidden"] = max(0, len(pairs) - max_scenarios)
     section["groups"] = sorted({row["group"] for row in section["scenarios"]})
     return section
+
+
+def _per_round(run: LoadedRun) -> dict[str, Any]:
+    """Each round's headline figures side by side (a repeated run; ICJ's families are in its own table)."""
+    rounds = [figures.headline_rows(run, i) for i in range(len(run.rounds))]
+    names = [row["figure"] for row in rounds[0] if row["unit"] == "%"]
+    values = [{row["figure"]: row for row in rows} for rows in rounds]
+    return {"figures": names, "rows": [{"round": i + 1, "cells": [v.get(name) for name in names]}
+                                       for i, v in enumerate(values)]}
 
 
 def _scenario(run: LoadedRun, scenario: dict[str, Any], result: dict[str, Any], index: int,

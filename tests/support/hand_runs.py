@@ -29,17 +29,21 @@ def error_result(scenario: Mapping[str, Any]) -> dict[str, Any]:
             "judgment": {"severity": "ERROR", "error": "APIStatusError: HTTP 500"}}
 
 
-def write_run(folder: Path, model: str, pack: Path, judge: str, results: list[dict[str, Any]]) -> Path:
-    """``<model>.json`` and ``<model>.run.json`` in ``folder``; returns the run record's path."""
+def write_run(folder: Path, model: str, pack: Path, judge: str, results: list[dict[str, Any]],
+              *later_rounds: list[dict[str, Any]]) -> Path:
+    """``<model>.json`` (round 1), ``<model>.round<N>.json`` and ``<model>.run.json`` in ``folder``; returns
+    the run record's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{model}.json").write_text(json.dumps({"timestamp": "2026-12-01T00:00:00", "summary": {},
-                                                      "results": results}, ensure_ascii=False), encoding="utf-8")
+    names = [f"{model}.json"] + [f"{model}.round{n}.json" for n in range(2, len(later_rounds) + 2)]
+    for name, items in zip(names, (results, *later_rounds)):
+        (folder / name).write_text(json.dumps({"timestamp": "2026-12-01T00:00:00", "summary": {},
+                                               "results": items}, ensure_ascii=False), encoding="utf-8")
     errors = sum(r["severity"] == "ERROR" for r in results)
     record = {"record_version": 1, "model": model, "provider": "openai", "judge": judge,
               "pack": {"name": pack.name, "sha256": sha256_file(pack), "builder": "tests",
                        "scenarios_in_pack": len(results)},
-              "fingerprint": model, "parameters": {}, "seed": 0, "repeats": 1,
-              "rounds": [{"round": 1, "seed": 0, "results": f"{model}.json"}],
+              "fingerprint": model, "parameters": {}, "seed": 0, "repeats": len(names),
+              "rounds": [{"round": n, "seed": n - 1, "results": name} for n, name in enumerate(names, 1)],
               "summary": {"scenarios": len(results), "completed": len(results) - errors, "errors": errors}}
     path = folder / f"{model}.run.json"
     path.write_text(json.dumps(record), encoding="utf-8")
