@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -9,12 +10,18 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json
 
 
+def record_for(results_path: Path) -> Path:
+    """The run record beside a results file: ``<stem>.run.json`` for ``<stem>.json`` and ``<stem>.round<N>.json``."""
+    stem = re.sub(r"\.round\d+$", "", results_path.name.removesuffix(".json"))
+    return results_path.with_name(stem + ".run.json")
+
+
 def read_run(results_path: Path, run_path: Path | None = None, model_id: str | None = None) -> tuple[dict, str]:
     """(results dict, model id): the model from ``model_id``, else the run record beside the results."""
     results = read_json(results_path, "results file")
     if not isinstance(results, Mapping) or not isinstance(results.get("results"), list):
         raise PackError(f"{results_path.name}: not a simpleaudit results file (no results list)")
-    record_path = run_path or results_path.with_name(results_path.name.removesuffix(".json") + ".run.json")
+    record_path = run_path or record_for(results_path)
     model = model_id
     if model is None and (run_path or record_path.is_file()):
         record = read_json(record_path, "run record")

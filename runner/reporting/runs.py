@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json, sha256_file
+from auditpacks.judges.run_files import record_for
 from auditpacks.packs.pack import Pack, load_pack
 from auditpacks.runner.execution.engine import judge_module
 
@@ -87,7 +88,7 @@ def record_paths(arguments: Iterable[str | Path]) -> list[Path]:
         elif path.name.endswith(RECORD_SUFFIX):
             records = [path]
         elif path.suffix == ".json":
-            records = [path.with_name(path.name.removesuffix(".json") + RECORD_SUFFIX)]
+            records = [record_for(path)]
         else:
             raise PackError(f"{path}: not a run record, results file or folder")
         for record in records:
