@@ -122,7 +122,7 @@ def _citations(h: Mapping[str, Any]) -> list[Figure]:
     for family, c in h.items():
         if not (isinstance(c, Mapping) and "f1" in c):
             continue
-        counts = f"TP {c.get('tp', 0)}, FP {c.get('fp', 0)}, FN {c.get('fn', 0)}, pooled over targets"
+        counts = f"pooled over targets (TP {c.get('tp', 0)}, FP {c.get('fp', 0)}, FN {c.get('fn', 0)})"
         rows += [Figure("F1", _number(c.get("f1")), meaning=counts, group=family),
                  Figure("precision", _number(c.get("precision")), meaning="cited items that are in the reference",
                         group=family),

@@ -122,3 +122,18 @@ def test_repeats_run_numbered_rounds_with_their_own_seed_journal_key_and_cache_k
     assert sum(k.endswith("#round2") for k in keys) == 4 and len(set(keys)) == 8
     entries = [json.loads(p.read_text())["key"] for p in cache.rglob("*.json") if len(p.parent.name) == 2]
     assert sorted({(e["params"]["seed"], e["repeat"]) for e in entries}) == [(5, 0), (6, 1)]
+
+
+def test_results_files_load_in_simpleaudit_and_have_the_shape_studio_lists(tmp_path):
+    """Studio lists a .json file with a non-empty ``results`` list of entries holding ``scenario_name`` and
+    ``severity`` (docs/results.md); the run record must not look like one, the results files must."""
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    with FakeOpenAI() as server:
+        assert run_here(pack, tmp_path / "out", server.base_url, "--repeats", "2") == 0
+    record = RunRecord.load(tmp_path / "out" / "m.run.json")
+    for path in record.results_files(tmp_path / "out"):
+        assert len(AuditResults.load(str(path))) == 3
+        data = json.loads(path.read_text())
+        assert data["results"] and all("scenario_name" in r and "severity" in r for r in data["results"])
+    raw = json.loads((tmp_path / "out" / "m.run.json").read_text())
+    assert "results" not in raw and "runs" not in raw

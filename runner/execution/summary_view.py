@@ -8,6 +8,7 @@ its count, then one row per headline figure: its value (percentages for shares,
 
 from __future__ import annotations
 
+import re
 import statistics
 import sys
 from typing import Any, TextIO
@@ -53,8 +54,9 @@ def run_figures(record: RunRecord) -> list[Figure]:
         mean = statistics.fmean(values) if values else None
         sd = statistics.stdev(values) if len(values) > 1 else None
         spread = "n/a" if sd is None else fmt_value(sd, first.unit)
+        general = re.sub(r"\s*\([^()]*\d[^()]*\)$", "", first.meaning)  # round 1's own counts left out
         out.append(Figure(first.name, mean, first.unit, group=first.group,
-                          meaning=f"mean of {len(values)} rounds, sample sd {spread}; {first.meaning}".rstrip("; ")))
+                          meaning=f"mean of {len(values)} rounds, sample sd {spread}; {general}".rstrip("; ")))
     return out
 
 
