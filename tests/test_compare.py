@@ -163,6 +163,9 @@ def test_report_has_a_comparison_section_and_escapes_model_text(tmp_path, pack, 
     capsys.readouterr()
     assert main(["report", str(a), "--format", "md"]) == 0
     assert "| model-a · tiny.json | agreement (micro) | 100.0% |" in capsys.readouterr().out
+    assert main(["report", str(b), "--format", "md"]) == 0
+    per_question = capsys.readouterr().out  # run B: q0 3/5 right (2 of its 5 judgments missed), q4 2/4
+    assert "| q0 | 5 | 3 | 60.0% |" in per_question and "| q4 | 4 | 2 | 50.0% |" in per_question
 
 
 def test_report_of_a_repeated_run_shows_each_round_and_each_scenarios_stability(tmp_path, pack):

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from auditpacks.judges.compare import f1_score
 from auditpacks.judges.figures import figures
-from auditpacks.judges.iustitia.agreement import agreement, tasks_from_scenarios
+from auditpacks.judges.iustitia.agreement import tasks_from_scenarios
 from auditpacks.judges.stats import cluster_bootstrap, ratio_bootstrap
 from auditpacks.packs.icj.targets import FAMILIES
 from auditpacks.runner.reporting.pairing import _counts
@@ -60,19 +60,25 @@ def icj_f1_intervals(run: LoadedRun, round_index: int = 0) -> dict[str, list[flo
 
 
 def per_question(run: LoadedRun, round_index: int = 0) -> list[dict[str, Any]]:
-    """Iustitia-style: agreement per question with an interval resampling the question's judgments."""
+    """Agreement per question (correct ÷ tasks, as the card's micro) with a percentile interval that
+    resamples the question's judgments (``ratio_bootstrap``: B = 2,000, seed 0), and coverage."""
     pairs = run.pairs(round_index)
-    tasks = tasks_from_scenarios(s for s, _ in pairs)
     by_id = {(s.get("metadata") or {}).get("task_id") or s["name"]: r for s, r in pairs}
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for task in tasks:
-        grouped[task["question_id"]].append(task)
+    cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    for task in tasks_from_scenarios(s for s, _ in pairs):
+        choice = (by_id[task["task_id"]].get("judgment") or {}).get("choice")
+        valid = isinstance(choice, str) and (task["options"] is None or choice in task["options"])
+        cell = cells[task["question_id"]][task["verdict_id"]]
+        cell[0] += valid and choice in task["accepted_options"]
+        cell[1] += 1
+        cell[2] += valid
     rows = []
-    for question, q_tasks in sorted(grouped.items()):
-        choices = {t["task_id"]: (by_id[t["task_id"]].get("judgment") or {}).get("choice") for t in q_tasks}
-        scores = agreement(q_tasks, choices, b=1000)
-        rows.append({"question": question, "tasks": scores["tasks"], "correct": scores["correct"],
-                     "agreement": scores["micro"], "ci": scores["ci"]["micro"], "coverage": scores["coverage"]})
+    for question, judgments in sorted(cells.items()):
+        counts = [judgments[v] for v in sorted(judgments)]
+        point, low, high = ratio_bootstrap([c[0] for c in counts], [c[1] for c in counts])
+        tasks = sum(c[1] for c in counts)
+        rows.append({"question": question, "tasks": tasks, "correct": sum(c[0] for c in counts),
+                     "agreement": point, "ci": [low, high], "coverage": sum(c[2] for c in counts) / tasks})
     return rows
 
 
