@@ -27,7 +27,8 @@ FIELDS = ("cited", "invented", "real_not_gold", "n_cited", "n_invented")
 METADATA = ("question_id", "language", "law_id", "gold_article")
 
 
-def export_rows(results: Mapping[str, Any], *, model: str, source: str = "results") -> tuple[list[dict], list[str], set]:
+def export_rows(results: Mapping[str, Any], *, model: str,
+                source: str = "results") -> tuple[list[dict], list[str], set]:
     """benchmark.json rows, the names of the ERROR results left out, and the extractor modes seen."""
     rows, skipped, modes = [], [], set()
     for i, result in graded_results(results, source):

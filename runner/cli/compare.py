@@ -44,7 +44,7 @@ def table(comparison: dict[str, Any]) -> Table:
             out.add_row(f"{f['figure']} ({f['note']})", str(f["a"]), str(f["b"]), "–", "–", number(f["p"]))
         else:
             out.add_row(f["figure"], pct(f["a"]), pct(f["b"]), signed_pct(f["diff"]), interval(f["ci"], True),
-                        number(f["p"]))
+                        number(f["p"]) if f["tested"] else "–")
     return out
 
 

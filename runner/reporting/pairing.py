@@ -63,10 +63,11 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
             "method": METHODS[kind], "figures": figures, "warnings": warnings, "disagreements": disagreements}
 
 
-def _row(figure: str, stats: dict[str, Any] | None, p: float | None = None) -> dict[str, Any]:
+def _row(figure: str, stats: dict[str, Any] | None, p: float | None = None, *, tested: bool = False) -> dict[str, Any]:
+    """One compared figure; ``tested``: a test's p belongs to it (None then means undefined, n/a)."""
     stats = stats or {}
     return {"figure": figure, "a": stats.get("a"), "b": stats.get("b"), "diff": stats.get("diff"),
-            "ci": stats.get("ci"), "p": p, "note": ""}
+            "ci": stats.get("ci"), "p": p, "tested": tested, "note": ""}
 
 
 def _choices(paired: list[tuple]) -> list[dict[str, Any]]:
@@ -81,9 +82,10 @@ def _choices(paired: list[tuple]) -> list[dict[str, Any]]:
                      "a": (ra.get("judgment") or {}).get("choice") in accepted,
                      "b": (rb.get("judgment") or {}).get("choice") in accepted})
     stats = compare_choices(rows)
-    return [_row("micro agreement", stats["micro"], stats["mcnemar_p"]), _row("macro agreement", stats["macro"]),
+    return [_row("micro agreement", stats["micro"], stats["mcnemar_p"], tested=True),
+            _row("macro agreement", stats["macro"]),
             {"figure": "discordant tasks", "a": stats["a_only"], "b": stats["b_only"], "diff": None, "ci": None,
-             "p": stats["mcnemar_p"], "note": "right only in A / right only in B"}]
+             "p": stats["mcnemar_p"], "tested": True, "note": "right only in A / right only in B"}]
 
 
 def _jacite(paired: list[tuple]) -> list[dict[str, Any]]:
@@ -121,4 +123,4 @@ def _generic(paired: list[tuple]) -> list[dict[str, Any]]:
     rows = [{"cluster": s["name"], "question": group("generic", s), "a": ra.get("severity") == "pass",
              "b": rb.get("severity") == "pass"} for s, ra, rb in paired if ra.get("severity") != "ungraded"]
     stats = compare_choices(rows)
-    return [_row("pass rate", stats["micro"], stats["mcnemar_p"])]
+    return [_row("pass rate", stats["micro"], stats["mcnemar_p"], tested=True)]
