@@ -16,8 +16,9 @@ from auditpacks.judges.figures import figures
 from auditpacks.judges.iustitia.agreement import tasks_from_scenarios
 from auditpacks.judges.stats import cluster_bootstrap, ratio_bootstrap
 from auditpacks.packs.icj.targets import FAMILIES
-from auditpacks.runner.reporting.pairing import _counts
+from auditpacks.runner.reporting.pairing import citation_counts
 from auditpacks.runner.reporting.runs import LoadedRun
+
 
 def headline_rows(run: LoadedRun, round_index: int = 0) -> list[dict[str, Any]]:
     """The run summary's figure rows (``judges.figures``) for the judge's own headline; ICJ F1 gains an
@@ -41,7 +42,7 @@ def icj_target_counts(run: LoadedRun, round_index: int = 0) -> dict[str, dict[st
     for scenario, result in run.pairs(round_index):
         if result.get("severity") == "ERROR" or (result.get("judgment") or {}).get("severity") == "ERROR":
             continue
-        counts = _counts(scenario, result)
+        counts = citation_counts(scenario, result)
         if counts:
             out[(scenario.get("metadata") or {}).get("target_document_id") or scenario["name"]] = counts
     return out

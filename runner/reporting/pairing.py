@@ -101,7 +101,8 @@ def _jacite(paired: list[tuple]) -> list[dict[str, Any]]:
     return [_row(f"invented rate ({language})", compare_ratios(rows)) for language, rows in sorted(by_language.items())]
 
 
-def _counts(scenario: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+def citation_counts(scenario: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:
+    """One ICJ target's TP/FP/FN per family: from its citations judgment, else graded from its last reply."""
     judgment = result.get("judgment") or {}
     if "counts" not in judgment:
         judgment = citation_verdict(scenario, last_reply(result.get("conversation") or []))
@@ -111,7 +112,7 @@ def _counts(scenario: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] 
 def _icj(paired: list[tuple]) -> list[dict[str, Any]]:
     rows = []
     for scenario, ra, rb in paired:
-        ca, cb = _counts(scenario, ra), _counts(scenario, rb)
+        ca, cb = citation_counts(scenario, ra), citation_counts(scenario, rb)
         if ca and cb:
             meta = scenario.get("metadata") or {}
             rows.append({"cluster": meta.get("target_document_id") or scenario["name"], "a": ca, "b": cb})
