@@ -87,3 +87,15 @@ def test_export_iustitia_then_score_gives_the_runs_own_figures(tmp_path, capsys)
     scored = json.loads(scores.read_text(encoding="utf-8"))
     for key in ("tasks", "judgments", "correct", "answered", "micro", "macro", "coverage", "ci"):
         assert scored[key] == headline[key], key
+
+
+def test_report_of_the_jacite_run_counts_invented_and_real_but_wrong_mentions(jacite_run, capsys):
+    folder, _ = jacite_run
+    assert main(["report", str(folder / "run"), "--format", "md"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # ja: 4 answers × (1, 9999, 2, 9999) = 16 mentions, 8 invented; real but not gold: 2 (gold 1), 1 (gold 2),
+    # 1 and 2 (gold 4), 1 and 2 (gold 5) = 6. en: 4 × (1, 8888) = 8 mentions, 4 invented; not gold: 0+1+1+1 = 3.
+    ja = next(line for line in lines if line.startswith("| ja | 16 |"))
+    en = next(line for line in lines if line.startswith("| en | 8 |"))
+    assert "| 50.00% [" in ja and "| 37.50% [" in ja
+    assert "| 50.00% [" in en and "| 37.50% [" in en
