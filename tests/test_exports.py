@@ -87,6 +87,11 @@ def test_export_iustitia_then_score_gives_the_runs_own_figures(tmp_path, capsys)
     scored = json.loads(scores.read_text(encoding="utf-8"))
     for key in ("tasks", "judgments", "correct", "answered", "micro", "macro", "coverage", "ci"):
         assert scored[key] == headline[key], key
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "run"), "--format", "md"]) == 0  # the report shows the run's own figures
+    low, high = headline["ci"]["micro"]
+    assert (f"| agreement (micro) | {100 * headline['micro']:.1f}% | [{100 * low:.1f}%, {100 * high:.1f}%]"
+            in capsys.readouterr().out)
 
 
 def test_report_of_the_jacite_run_counts_invented_and_real_but_wrong_mentions(jacite_run, capsys):
