@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export and serve-decision."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from auditpacks.core.io import atomic_write_text
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 from auditpacks.runner.serving import serve_decision
+
+#: Commands whose module has add_arguments(parser) and main(args), imported only when used.
+READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
+           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, FileNotFoundError, ValueError)
@@ -77,6 +81,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     merge.add_argument("--model", help="which model's runs to merge, when a folder holds several")
     merge.add_argument("--json", action="store_true", help=JSON_HELP)
     merge.set_defaults(handler=_merge)
+
+    for name, (module_name, help_text) in READERS.items():
+        reader = sub.add_parser(name, help=help_text)
+        if command == name:
+            module = importlib.import_module(module_name)
+            module.add_arguments(reader)
+            reader.set_defaults(handler=_delegate, module=module)
 
     _add_family(sub, "score", "score a benchmark's prediction file", _optional(modules("score")), _score,
                 load=command == "score")
