@@ -59,9 +59,8 @@ def test_truncated_reply_is_exported_and_reported(tmp_path, pack):  # noqa: F811
     replies[2] = CUT  # target 070
     judge = make_judge(pack.manifest)
     AuditResults([audit_result(s, r, judge) for s, r in zip(pack.scenarios, replies)]).save(str(tmp_path / "m.json"))
-    (tmp_path / "m.run.json").write_text(json.dumps({"model": "m", "repeat": 1}))
     out = tmp_path / "p.jsonl"
-    assert export(tmp_path / "m.json", "--out", out) == 0
+    assert export(tmp_path / "m.json", "--model-id", "m", "--out", out) == 0
     records = [r for _, r in read_jsonl(out)]
     assert [r["validation"]["status"] for r in records] == ["valid", "valid", "truncated", "partial", "partial"]
     assert records[2]["prediction"]["citation_case_ids"] == ["001", "064"]
@@ -69,3 +68,11 @@ def test_truncated_reply_is_exported_and_reported(tmp_path, pack):  # noqa: F811
     pairs = list(zip(pack.scenarios, json.loads((tmp_path / "m.json").read_text())["results"]))
     head = headline(pairs)
     assert (head["valid"], head["partial"], head["truncated"]) == (2, 2, 1)
+
+
+def test_summary_table_counts_truncated_answers():
+    from auditpacks.judges.figures import figures
+
+    shown = {f.name: f.value for f in figures("citations", {"scored": 5, "partial": 1, "truncated": 2,
+                                                            "case_ids": {"f1": 0.5, "tp": 1, "fp": 1, "fn": 1}})}
+    assert shown["truncated"] == 2

@@ -171,3 +171,12 @@ def test_run_headline_counts_skipped_scenarios_in_coverage(tmp_path):
     assert len(over) == 3 and head["skipped"] == 3 and head["tasks"] == 15
     assert head["coverage"] == pytest.approx(12 / 15) and head["micro"] == pytest.approx(12 / 15)
     assert head["predictions"] == 12 and head["invalid"] == 0
+
+
+def test_summary_table_shows_invalid_and_skipped():
+    from auditpacks.judges.figures import figures
+
+    head = {"micro": 0.5, "macro": 0.5, "coverage": 0.75, "ci": {}, "tasks": 4, "judgments": 2,
+            "invalid": 1, "skipped": 1}
+    shown = {f.name: f.value for f in figures("choice_match", head)}
+    assert (shown["coverage"], shown["invalid"], shown["skipped"]) == (0.75, 1, 1)

@@ -84,3 +84,13 @@ def test_real_not_gold_rate_by_hand():
     assert headline["ja"]["real_not_gold_wilson95"] == list(wilson_interval(6, 9))
     # invented + real-not-gold + gold mentions = cited
     assert headline["ja"]["invented"] + 6 + 2 == 9
+
+
+def test_summary_table_shows_the_rate_and_names_the_extractor():
+    from auditpacks.judges.figures import figures
+
+    rows = [r for r in json.loads(BENCHMARK.read_text(encoding="utf-8")) if r["model"] == QWEN]
+    shown = {(f.group, f.name): f for f in figures("grounding", _run_headline(rows))}
+    assert shown[("ja", "real but not gold rate")].value == 6 / 9
+    assert shown[("ja", "real but not gold rate")].interval == wilson_interval(6, 9)
+    assert "full extractor" in shown[("ja", "invented rate")].meaning
