@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from auditpacks.runner.execution.config import RunConfig
@@ -47,6 +48,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
     selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
     selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+    selection.add_argument("--repeats", type=int, default=1, metavar="N",
+                           help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
+                                "(default 1)")
 
     execution = parser.add_argument_group("execution")
     execution.add_argument("--temperature", type=float, default=0.0)
@@ -71,7 +75,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--skip-oversize", action="store_true",
                            help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
-    execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
+    execution.add_argument("--out", type=Path, help="output folder (default results/<pack>/, the pack file's name "
+                                                   "without .json)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
 
     speed = parser.add_argument_group("prompt caching and batching")
@@ -94,7 +99,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
     max_tokens = args.max_tokens
     if max_tokens is None and args.target is None and decision is None:
-        max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
+        # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
+        max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
     return RunConfig(
         pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
@@ -102,10 +108,22 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,
         temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
     )
+
+
+def pack_output_budget(pack: Path | None) -> int | None:
+    """The output budget a pack's manifest asks for (``run.max_tokens``), None when it names none."""
+    from auditpacks.packs.pack import manifest_path
+
+    path = manifest_path(pack) if pack else None
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("run", {}).get("max_tokens") if path else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value > 0 else None
