@@ -138,7 +138,7 @@ def test_headline_language_falls_back_to_the_judgment_then_the_scenario():
     pairs = [_result("q1", 0, 1, "en", where="judgment"), _result("q2", 0, 1, "ja", where="scenario"),
              _result("q3", 0, 1, where=None)]
     out = headline(pairs)
-    assert sorted(out) == ["?", "en", "ja", "ja_vs_en"]
+    assert {"?", "en", "ja", "ja_vs_en"} <= set(out) and "" not in out
 
 
 def test_ja_vs_en_needs_both_languages_and_compares_rates():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from auditpacks.core.errors import PackError
-from auditpacks.judges.iustitia.agreement import (agreement, headline, predictions_from_results, read_predictions,
+from auditpacks.judges.iustitia.agreement import (agreement, headline, read_predictions,
                                                   tasks_from_scenarios)
 
 # three judgments (V1..V3), two questions (Q1, Q2)
@@ -18,21 +18,6 @@ TASKS = [
     {"task_id": "V3::Q1", "verdict_id": "V3", "question_id": "Q1", "accepted_options": ["yes"], "options": ["yes", "no"]},
 ]
 PREDICTIONS = {"V1::Q1": "yes", "V1::Q2": "c", "V2::Q1": "maybe", "V3::Q1": "banana"}
-
-
-def test_point_figures_by_hand():
-    out = agreement(TASKS, PREDICTIONS, b=200)
-    # V1::Q1 correct; V1::Q2 valid but wrong; V2::Q1 has no option list, so "maybe" is valid and wrong;
-    # V3::Q1 "banana" is not an option: invalid
-    assert (out["tasks"], out["judgments"], out["questions"], out["predictions"]) == (4, 3, 2, 4)
-    assert (out["answered"], out["correct"]) == (3, 1)
-    assert out["micro"] == 0.25 and out["coverage"] == 0.75
-    assert out["macro"] == pytest.approx((1 / 3 + 0 / 1) / 2)
-    assert out["per_question"] == {"Q1": {"tasks": 3, "correct": 1, "agreement": 1 / 3},
-                                   "Q2": {"tasks": 1, "correct": 0, "agreement": 0.0}}
-    assert out["ci_method"] == {"method": "percentile bootstrap resampling whole judgments", "b": 200, "seed": 0,
-                                "level": 0.95}
-    assert out["warnings"] == ["only 3 judgments: judgment-bootstrap intervals under-cover with few clusters"]
 
 
 def test_intervals_resample_whole_judgments_by_hand():
@@ -107,16 +92,3 @@ def test_tasks_from_scenarios_fallbacks():
         {"task_id": "S3", "verdict_id": "S3", "question_id": "answer", "accepted_options": ["z"], "options": None},
     ]
     assert headline([(ungraded, {})]) == {"tasks": 0}
-
-
-def test_predictions_from_results_errors():
-    scenarios = [_scenario("S1", task_id="T1"), _scenario("S2")]
-    results = {"results": [{"scenario_name": "S2", "judgment": {"choice": "y"}}, {"scenario_name": "S1"}]}
-    assert predictions_from_results(results, scenarios) == {"S2": "y", "T1": None}
-    assert predictions_from_results(results["results"], scenarios) == {"S2": "y", "T1": None}
-    with pytest.raises(PackError) as err:
-        predictions_from_results([{"scenario_name": "S1"}, {"scenario_name": "S9"}], scenarios)
-    assert str(err.value) == "results: record #1 field scenario_name: 'S9' is not a scenario of the pack"
-    with pytest.raises(PackError) as err:
-        predictions_from_results([{"scenario_name": "S1"}, {"scenario_name": "S1"}], scenarios)
-    assert str(err.value) == "results: record #1 field scenario_name: 'S1' appears twice"

@@ -1,4 +1,4 @@
-"""The Iustitia score report and command-line options, word for word."""
+"""The Iustitia scorer's command-line options, defaults and help, word for word."""
 
 from __future__ import annotations
 
@@ -7,23 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.judges.iustitia.agreement import add_arguments, format_scores
-
-SCORES = {"tasks": 10, "judgments": 4, "questions": 3, "micro": 0.5, "macro": 0.25, "coverage": 0.875,
-          "ci": {"micro": [0.25, 0.75], "macro": [0.125, 0.5], "coverage": [0.5, 1.0]},
-          "warnings": ["only 4 judgments: judgment-bootstrap intervals under-cover with few clusters"]}
-
-
-def test_report_lines():
-    assert format_scores(SCORES).splitlines() == [
-        "tasks 10, judgments 4, questions 3",
-        "coverage 87.5% (95% CI 50.0%–100.0%)",
-        "micro    50.0% (95% CI 25.0%–75.0%)",
-        "macro    25.0% (95% CI 12.5%–50.0%)",
-        "warning: only 4 judgments: judgment-bootstrap intervals under-cover with few clusters",
-    ]
-    assert format_scores({**SCORES, "track": "le26", "warnings": []}).splitlines()[0] == \
-        "tasks 10, judgments 4, questions 3, track le26"
+from auditpacks.judges.iustitia.agreement import add_arguments
 
 
 def _parser():

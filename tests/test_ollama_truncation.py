@@ -59,7 +59,7 @@ def test_the_runner_refuses_a_reply_to_a_silently_truncated_prompt(tmp_path, mon
     monkeypatch.setattr(context_fit, "estimate_tokens", lambda messages: 100)
     pack = _pack(tmp_path / "p.json", [tiny_scenario(0), tiny_scenario(1, prompt=" ".join(WORDS))])
     with FakeOpenAI(n_ctx=4096) as upstream, OllamaAPI(upstream.url, model_name="tiny", truncate=True) as api:
-        assert run_here(pack, tmp_path / "out", api.url, "--provider", "ollama", target="tiny") == 0
+        assert run_here(pack, tmp_path / "out", api.url, "--provider", "ollama", target="tiny") == 3  # an ERROR
         cut = [b for b in upstream.bodies if "w0 " not in json.dumps(b) and "w2999" in json.dumps(b)]
     assert cut  # the long prompt did reach the model without its front
     short, long = results(tmp_path / "out", "tiny")

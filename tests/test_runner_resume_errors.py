@@ -12,7 +12,7 @@ FAST = ("--retry-backoff", "0.01", "--timeout", "5", "--max-retries", "0")
 def _fail_then_heal(tmp_path, server: FakeOpenAI, n: int) -> tuple:
     """A first run against ``server`` as configured; then the server answers every call."""
     pack = write_pack(tmp_path / "tiny.json", n)
-    assert run_here(pack, tmp_path / "out", server.base_url, *FAST) == 0
+    assert run_here(pack, tmp_path / "out", server.base_url, *FAST) in (0, 3)  # 3: some scenarios errored
     first = results(tmp_path / "out")
     server.fault_rate = 0.0
     server.reset_counts()
@@ -35,7 +35,7 @@ def test_resume_runs_errors_again_and_the_journal_keeps_the_new_results(tmp_path
 def test_keep_errors_resumes_without_asking_again(tmp_path):
     with FakeOpenAI(fault_rate=1.0, faults=("500",)) as server:
         pack, first = _fail_then_heal(tmp_path, server, 4)
-        assert run_here(pack, tmp_path / "out", server.base_url, "--keep-errors", *FAST) == 0
+        assert run_here(pack, tmp_path / "out", server.base_url, "--keep-errors", *FAST) == 3  # still incomplete
         assert server.chat_requests == 0
     assert results(tmp_path / "out") == first
     assert run_file(tmp_path / "out")["summary"]["errors"] == 4
