@@ -17,13 +17,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
-
-from simpleaudit import AuditResult, AuditResults
+from typing import Any, Iterator, Sequence
 
 from auditpacks.core.io import atomic_write_json, sha256_file
 
-from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
@@ -33,6 +30,8 @@ from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
+from auditpacks.runner.execution.results_file import Pairs, write_results
+from auditpacks.runner.execution.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.execution.summary import format_summary, performance_record, run_record, summarize
 from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_slot_pinning
 
@@ -63,9 +62,10 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
         raise RunError(f"embedded model: {exc}") from None
 
 
-def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
+def decision_target(config: RunConfig, scenarios: Sequence[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
     """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
-    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted."""
+    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted.
+    For scenarios read lazily, what is kept are their stubs."""
     from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget
     from auditpacks.runner.targets.decision import check_body_size, make_decision_target, over_option_limit
 
@@ -74,13 +74,13 @@ def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple
         api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
     )
     kept, skipped, first_oversize = [], {}, None
-    for scenario in scenarios:
+    for ref, scenario in zip(getattr(scenarios, "stubs", scenarios), scenarios):
         if over_option_limit(scenario, config.max_options):
             reason = f"over {config.max_options} options"
         elif single.max_body_bytes is not None and (why := check_body_size(scenario, single)):
             reason, first_oversize = f"over the endpoint's {single.max_body_bytes}-byte request limit", first_oversize or why
         else:
-            kept.append(scenario)
+            kept.append(ref)
             continue
         skipped[reason] = skipped.get(reason, 0) + 1
     if first_oversize:
@@ -139,7 +139,7 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
 
 def run(config: RunConfig) -> dict[str, Any]:
     """Run the pack and return the run record (also written to the run file)."""
-    pack = load_pack(config.pack)
+    pack = open_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
     if config.batch_questions < 1:
@@ -158,7 +158,7 @@ def run(config: RunConfig) -> dict[str, Any]:
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
-        target, runnable, skipped = decision_target(config, assigned)
+        target, runnable, skipped = decision_target(config, pack.lazy(assigned))
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -173,28 +173,31 @@ def run(config: RunConfig) -> dict[str, Any]:
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
-            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress))
+            outcome = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     skipped.update(outcome.skipped)
     stats = target.stats() if hasattr(target, "stats") else None
     notes = target.notes() if hasattr(target, "notes") else None
-    AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
+    write_results(out / f"{slug}.json", outcome.results, (journal.done[key] for key in outcome.keys))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
-                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, pack, outcome, journal),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
 
 
-def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
-    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
+def headline(judge: str, pack: StreamedPack, outcome: Outcome, journal: Journal) -> dict[str, Any]:
+    """The grader's pooled figures over (scenario, result) pairs read back from the pack and the journal on
+    each pass; a failure here is reported, not fatal (the results are saved)."""
+    pairs = Pairs(len(outcome.keys), lambda: ((pack.load(stub), journal.done[key])
+                                             for stub, key in zip(outcome.scenarios, outcome.keys)))
     try:
-        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+        return dict(judge_module(judge).headline(pairs))
     except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
         print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return {"error": f"{type(exc).__name__}: {exc}"}
