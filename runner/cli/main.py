@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 from auditpacks.packs import BUILDERS
-from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.core.errors import PackError
-from auditpacks.packs.pack import load_pack
+from auditpacks.packs.stream import scan
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.journal import JournalError
-from auditpacks.runner.serving import serve_decision
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 
 #: ``auditpacks score BENCH`` and friends: benchmark → module with add_arguments(parser) and main(args).
@@ -76,8 +75,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 _delegate, load=command == "export")
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
-    serve_decision.add_arguments(serve)
-    serve.set_defaults(handler=serve_decision.main)
+    if command == "serve-decision":  # its HTTP modules are imported only when it is used
+        from auditpacks.runner.serving import serve_decision
+
+        serve_decision.add_arguments(serve)
+        serve.set_defaults(handler=serve_decision.main)
     return parser
 
 
@@ -88,14 +90,20 @@ def _build(args) -> int:
 
 
 def _check(args) -> int:
-    pack = load_pack(args.pack)
-    findings = check_pack(pack.scenarios)
+    """Scenarios checked as they stream by (the pack is never held whole); the manifest's sha256 at the end."""
+    checker = PackChecker()
+
+    def add(index: int, scenario: dict) -> None:
+        checker.add(scenario)
+
+    pack = scan(args.pack, add)
+    findings = checker.finish()
     for finding in findings:
         if not (args.quiet and finding.level == "INFO"):
             print(finding)
     errors = sum(f.level == ERROR for f in findings)
     warns = sum(f.level == "WARN" for f in findings)
-    print(f"{args.pack.name}: {len(pack.scenarios)} scenarios, {errors} errors, {warns} warnings"
+    print(f"{args.pack.name}: {len(pack)} scenarios, {errors} errors, {warns} warnings"
           + ("" if pack.manifest is None else ", manifest verified"))
     return 1 if errors else 0
 
