@@ -112,6 +112,11 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
     The reachability check runs here, before anything is written, except that with a
     cache it waits for the first request the cache cannot answer.
     """
+    if config.more_base_urls:  # replicas: one target each, documents spread over them
+        from auditpacks.runner.targets.endpoints import make_pool
+
+        pool = make_pool(config, model=ep.model, cache=cache)
+        return pool, pool.prepare().get("digest")
     lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
     identity = embedded_identity() if ep.embedded and cache is not None else None
     target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
@@ -158,6 +163,8 @@ def run(config: RunConfig) -> dict[str, Any]:
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
+        if config.more_base_urls:
+            raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
