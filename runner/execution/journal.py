@@ -23,8 +23,10 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Iterator
 
+from auditpacks.core.errors import UserError
 
-class JournalError(Exception):
+
+class JournalError(UserError):
     """A journal that cannot be used for this run (one line, names the file)."""
 
 
