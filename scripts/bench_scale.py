@@ -13,7 +13,12 @@
   same 2 with random assignment, and 1 server, each freshly started; prompt tokens the
   servers evaluated (llama.cpp ``timings.prompt_n``) and wall time, same pack and workers.
 * **p1**: one judgment with 75 questions (the card's density: 14,843 tasks / 198 judgments),
-  ``--prompt-order stock`` against ``document-first`` on a fresh embedded model each.
+  stock against document-first prompts. By default *counted*, at the card's size (a judgment of
+  25,000 characters): each prompt rendered by the runner's own layouts, put through the
+  embedded server's ``/apply-template`` and ``/tokenize``, less its longest common token prefix
+  with the prompt before it (what a one-slot llama.cpp prefix cache evaluates; measured equal
+  for document-first in ``bench_prefix.py``). ``--p1-measure`` runs both orders on a fresh
+  embedded model each instead (``--p1-chars`` long; slow on a small CPU).
   Goal: ≥ 10× fewer prompt tokens evaluated.
 
 A benchmark, not a test: timings depend on the machine and its load.
@@ -173,6 +178,37 @@ def bench_endpoints(tmp: Path, documents: int, questions: int, chars: int) -> No
           f"random; goal affine <= one server: {'yes' if affine <= one else 'NO'}")
 
 
+def counted_tokens(root: str, scenarios: list[dict], order: str) -> int:
+    """Prompt tokens a one-slot prefix cache evaluates for ``scenarios`` in ``order``'s layout, in pack order."""
+    from bench_prefix import post
+
+    from auditpacks.runner.targets.messages import LAYOUTS
+
+    total, previous = 0, []
+    for s in scenarios:
+        messages = LAYOUTS[order](system=None, user=s["test_prompt"], documents=s["documents"])
+        prompt = post(root, "/apply-template", {"messages": messages})["prompt"]
+        tokens = post(root, "/tokenize", {"content": prompt})["tokens"]
+        shared = next((i for i, (a, b) in enumerate(zip(tokens, previous)) if a != b), min(len(tokens), len(previous)))
+        total += len(tokens) - shared
+        previous = tokens
+    return total
+
+
+def bench_p1_counted(tmp: Path, questions: int, chars: int) -> None:
+    from auditpacks.packs.pack import load_pack
+
+    scenarios = load_pack(small_pack(tmp / "p1.json", 1, questions, chars)).scenarios
+    stack, urls = servers(1, parallel=1)
+    with stack:
+        root = urls[0].removesuffix("/v1")
+        counts = {order: counted_tokens(root, scenarios, order) for order in ("stock", "document-first")}
+    ratio = counts["stock"] / counts["document-first"]
+    print(f"p1 (counted with the server's tokenizer): 1 judgment of {chars} characters x {questions} questions: "
+          f"stock {counts['stock']} prompt tokens, document-first {counts['document-first']}: {ratio:.1f}x fewer; "
+          f"goal >= 10x: {'yes' if ratio >= 10 else 'NO'}")
+
+
 def bench_p1(tmp: Path, questions: int, chars: int) -> None:
     pack = small_pack(tmp / "p1.json", 1, questions, chars)
     columns = {}
@@ -190,11 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the card's size (default 1)")
     parser.add_argument("--only", default="memory,startup,endpoints,p1", help="sections to run, comma-separated")
-    parser.add_argument("--documents", type=int, default=6, help="endpoints: judgments (default 6)")
-    parser.add_argument("--questions", type=int, default=6, help="endpoints: questions per judgment (default 6)")
-    parser.add_argument("--chars", type=int, default=2500, help="endpoints: characters per judgment (default 2500)")
+    parser.add_argument("--documents", type=int, default=4, help="endpoints: judgments (default 4)")
+    parser.add_argument("--questions", type=int, default=4, help="endpoints: questions per judgment (default 4)")
+    parser.add_argument("--chars", type=int, default=800, help="endpoints: characters per judgment (default 800)")
     parser.add_argument("--p1-questions", type=int, default=75, help="p1: questions on the judgment (default 75)")
-    parser.add_argument("--p1-chars", type=int, default=4000, help="p1: characters of the judgment (default 4000)")
+    parser.add_argument("--p1-chars", type=int, default=25_000,
+                        help="p1: characters of the judgment (default 25,000, the card's)")
+    parser.add_argument("--p1-measure", action="store_true", help="p1: run the model instead of counting tokens")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="bench_scale.") as name:
@@ -206,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         if "endpoints" in only:
             bench_endpoints(tmp, args.documents, args.questions, args.chars)
         if "p1" in only:
-            bench_p1(tmp, args.p1_questions, args.p1_chars)
+            (bench_p1 if args.p1_measure else bench_p1_counted)(tmp, args.p1_questions, args.p1_chars)
     return 0
 
 
