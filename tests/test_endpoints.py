@@ -99,3 +99,22 @@ def test_killing_one_of_two_endpoints_mid_run_loses_nothing(tmp_path):
     assert endpoints[b.base_url]["failed"] and not endpoints[a.base_url]["failed"]
     assert endpoints[a.base_url]["calls"] + endpoints[b.base_url]["calls"] == 90
     assert endpoints[a.base_url]["documents"] + endpoints[b.base_url]["documents"] >= 30
+
+
+def test_endpoints_come_from_flags_and_a_file_and_their_order_does_not_change_the_fingerprint(tmp_path):
+    import argparse
+
+    from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+
+    listing = tmp_path / "endpoints.txt"
+    listing.write_text("# replicas\nhttp://b:8000/v1\n\nhttp://c:8000/v1  # second rack\n", encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    config = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://a:8000/v1",
+                                                 "--endpoints", str(listing)]))
+    assert (config.base_url, config.more_base_urls) == ("http://a:8000/v1", ("http://b:8000/v1", "http://c:8000/v1"))
+    other = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://c:8000/v1",
+                                                "--base-url", "http://a:8000/v1", "--base-url", "http://b:8000/v1"]))
+    assert config.fingerprint("m", config.base_url) == other.fingerprint("m", other.base_url)
+    single = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://a:8000/v1"]))
+    assert single.fingerprint("m", single.base_url) != config.fingerprint("m", config.base_url)
