@@ -43,7 +43,7 @@ class Progress(Protocol):
 @dataclass(repr=False)
 class Outcome:
     """The scenarios that produced a result (stubs, for a pack read from disk), their results without the
-    transcript (same order; the whole result is in the journal under ``keys[i]``) and what was skipped."""
+    documents (same order; the whole result is in the journal under ``keys[i]``) and what was skipped."""
 
     scenarios: list[dict[str, Any]]
     results: list[dict[str, Any]]
@@ -123,7 +123,7 @@ async def run_scenarios(
     skip_oversize: bool = False,
     before_group: BeforeGroup | None = None,
 ) -> Outcome:
-    """Every scenario's result, in the order given, without its transcript (the journal holds the whole
+    """Every scenario's result, in the order given, without its documents (the journal holds the whole
     result); reuses results already journaled. ``scenarios`` may be read lazily (``LazyScenarios``):
     keys and groups come from its stubs and each group's scenarios are read when a worker takes it."""
     refs = getattr(scenarios, "stubs", scenarios)

@@ -4,9 +4,9 @@ simpleaudit's ``AuditResults.save`` needs every result in memory. :func:`write_r
 writes the same file (byte for byte: the same keys, order and indentation) from
 results fetched one at a time: the header (``timestamp``, ``summary``, ``issues``,
 ``recommendations``) is computed by simpleaudit's own ``AuditResults`` over the results
-without their transcripts, then each whole result is written in turn. :class:`Pairs`
-gives a grader's ``headline`` its (scenario, result) pairs, read from disk on every
-pass, so pooled figures need no copy of the run either.
+without their documents (:func:`slim_result`), then each whole result is written in turn.
+:class:`Pairs` gives a grader's ``headline`` its (scenario, result) pairs afresh on every
+pass (scenarios read back from the pack), so pooled figures need no copy of the pack.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.io import new_temp
 
-#: Fields a transcript-free result keeps empty (every other field is kept: aggregates read them).
-_DROPPED = {"conversation": [], "expected_behavior": None}
-
-
 def slim_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A result without its transcript: what counts, verdicts, scores and token totals read."""
-    return {**result, **_DROPPED}
+    """A result without the documents in its transcript (and without ``expected_behavior``): what counts,
+    verdicts, scores, token totals and the graders' headlines read, a few kilobytes instead of a judgment."""
+    conversation = [{k: v for k, v in entry.items() if k != "documents"} if isinstance(entry, dict) else entry
+                    for entry in result.get("conversation") or []]
+    return {**result, "conversation": conversation, "expected_behavior": None}
 
 
 def write_results(path: str | os.PathLike, slim: list[dict[str, Any]], whole: Iterable[Mapping[str, Any]]) -> None:

@@ -192,7 +192,7 @@ def run(config: RunConfig) -> dict[str, Any]:
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
-                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, pack, outcome, journal),
+                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, pack, outcome),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
@@ -203,11 +203,11 @@ def results_path(config: RunConfig, record: dict[str, Any]) -> Path:
     return Path(config.out) / f"{model_slug(record['model'])}.json"
 
 
-def headline(judge: str, pack: StreamedPack, outcome: Outcome, journal: Journal) -> dict[str, Any]:
-    """The grader's pooled figures over (scenario, result) pairs read back from the pack and the journal on
-    each pass; a failure here is reported, not fatal (the results are saved)."""
-    pairs = Pairs(len(outcome.keys), lambda: ((pack.load(stub), journal.done[key])
-                                             for stub, key in zip(outcome.scenarios, outcome.keys)))
+def headline(judge: str, pack: StreamedPack, outcome: Outcome) -> dict[str, Any]:
+    """The grader's pooled figures over (scenario, result) pairs: scenarios read back from the pack on each
+    pass, results without their documents (no grader reads those); a failure here is reported, not fatal."""
+    pairs = Pairs(len(outcome.keys), lambda: ((pack.load(stub), result)
+                                             for stub, result in zip(outcome.scenarios, outcome.results)))
     try:
         return dict(judge_module(judge).headline(pairs))
     except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
