@@ -68,9 +68,18 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def manifest_path(pack_path: Path) -> Path:
+def manifest_path(pack_path: str | os.PathLike) -> Path:
+    pack_path = Path(pack_path)
     stem = pack_path.name[:-5] if pack_path.name.endswith(".json") else pack_path.name
     return pack_path.with_name(f"{stem}.manifest.json")
+
+
+def check_digest(path: Path, sha: str, manifest: dict[str, Any] | None) -> None:
+    """Refuse a pack whose sha256 is not the one its manifest records."""
+    if manifest is not None and manifest.get("sha256") != sha:
+        raise PackError(
+            f"{path.name}: sha256 {sha[:12]}… does not match {manifest_path(path).name} field sha256 "
+            f"{str(manifest.get('sha256'))[:12]}…; the pack was changed after it was built")
 
 
 def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] = lambda i, s: None, *,
@@ -90,10 +99,7 @@ def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] 
         scenario = _parse(path, index, raw)
         entries.append(Entry(start, end, _digest(raw), extract(index, scenario)))
     sha = digest.hexdigest()
-    if manifest is not None and manifest.get("sha256") != sha:
-        raise PackError(
-            f"{path.name}: sha256 {sha[:12]}… does not match {mpath.name} field sha256 "
-            f"{str(manifest.get('sha256'))[:12]}…; the pack was changed after it was built")
+    check_digest(path, sha, manifest)
     return PackIndex(path=path, manifest=manifest, sha256=sha, entries=entries)
 
 
