@@ -24,7 +24,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from simpleaudit import AuditResult
 
-from auditpacks.runner.execution.journal import Journal, scenario_key
+from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
 from auditpacks.runner.execution.results_file import slim_result
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.targets import turns
@@ -122,12 +122,14 @@ async def run_scenarios(
     fatal: Callable[[], BaseException | None] = lambda: None,
     skip_oversize: bool = False,
     before_group: BeforeGroup | None = None,
+    round_number: int = 1,
 ) -> Outcome:
     """Every scenario's result, in the order given, without its documents (the journal holds the whole
-    result); reuses results already journaled. ``scenarios`` may be read lazily (``LazyScenarios``):
-    keys and groups come from its stubs and each group's scenarios are read when a worker takes it."""
+    result); reuses results already journaled (of this round). ``scenarios`` may be read lazily
+    (``LazyScenarios``): keys and groups come from its stubs and each group's scenarios are read when a
+    worker takes it."""
     refs = getattr(scenarios, "stubs", scenarios)
-    keys = [scenario_key(s) for s in refs]
+    keys = [round_key(scenario_key(s), round_number) for s in refs]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
     resumed = [r for r in results if r is not None]
     if progress:
