@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -51,6 +52,7 @@ def write_results(path: str | os.PathLike, slim: list[dict[str, Any]], whole: It
         if count != len(slim):
             raise RuntimeError(f"{path.name}: {count} results written for {len(slim)} expected")
         os.replace(tmp, path)
+        print(f"✓ Results saved to {path}", file=sys.stderr)  # simpleaudit's line; stdout is the summary's
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
