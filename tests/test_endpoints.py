@@ -118,3 +118,16 @@ def test_endpoints_come_from_flags_and_a_file_and_their_order_does_not_change_th
     assert config.fingerprint("m", config.base_url) == other.fingerprint("m", other.base_url)
     single = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://a:8000/v1"]))
     assert single.fingerprint("m", single.base_url) != config.fingerprint("m", config.base_url)
+
+
+def test_one_base_url_given_as_a_string_is_one_endpoint():
+    import argparse
+
+    from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    args = parser.parse_args(["--pack", "p.json", "--target", "m"])
+    args.base_url = "http://a:8000/v1"  # as the Python API sets it
+    config = config_from_args(args)
+    assert (config.base_url, config.more_base_urls) == ("http://a:8000/v1", ())

@@ -101,8 +101,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
 
 
 def endpoint_urls(args: argparse.Namespace) -> list[str]:
-    """``--base-url`` values, then the lines of ``--endpoints FILE``."""
-    urls = list(args.base_url or [])
+    """``--base-url`` values (one string from the Python API), then the lines of ``--endpoints FILE``."""
+    urls = [args.base_url] if isinstance(args.base_url, str) else list(args.base_url or [])
     if getattr(args, "endpoints", None):
         try:
             lines = args.endpoints.read_text(encoding="utf-8").splitlines()
