@@ -18,8 +18,15 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                         help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
                              "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
                              "provider (anthropic, gemini, mistral, ...) through simpleaudit")
-    target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
-                                           "http://localhost:11434 (--provider ollama)")
+    target.add_argument("--base-url", action="append", metavar="URL",
+                        help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or http://localhost:11434 "
+                             "(--provider ollama); give it several times for replicas of one model: each document "
+                             "goes to one of them (rendezvous hashing), a failing one is taken out")
+    target.add_argument("--endpoints", type=Path, metavar="FILE",
+                        help="a file of further endpoint URLs, one a line (# comments), as if each were a --base-url")
+    target.add_argument("--endpoint-assignment", choices=("document", "random"), default="document",
+                        help="several endpoints: document (each document to one endpoint, the default) or random "
+                             "(each request anywhere; a baseline for comparison)")
     target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
     target.add_argument("--system-prompt", help="system prompt sent to a chat target")
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
@@ -94,7 +101,20 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
 
 
+def endpoint_urls(args: argparse.Namespace) -> list[str]:
+    """``--base-url`` values (one string from the Python API), then the lines of ``--endpoints FILE``."""
+    urls = [args.base_url] if isinstance(args.base_url, str) else list(args.base_url or [])
+    if getattr(args, "endpoints", None):
+        try:
+            lines = args.endpoints.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ValueError(f"--endpoints {args.endpoints}: cannot read ({exc.strerror or exc})") from None
+        urls += [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+    return urls
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
+    urls = endpoint_urls(args)
     decision = args.decision or ("url" if args.decision_url else None)
     grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
     max_tokens = args.max_tokens
@@ -102,7 +122,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
         max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
     return RunConfig(
-        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=urls[0] if urls else None,
+        more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
