@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 from auditpacks.packs import BUILDERS
 from auditpacks.packs.checks import ERROR, check_pack
-from auditpacks.core.errors import PackError
+from auditpacks.core.errors import UserError
+from auditpacks.core.redact import redact
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.journal import JournalError
@@ -23,7 +25,7 @@ RESCORERS = {"jacite": "auditpacks.judges.jacite.rescore"}
 EXPORTERS = {"icj": "auditpacks.judges.icj.export"}
 
 #: Errors that are the user's input, reported in one line without a traceback.
-USER_ERRORS = (PackError, RunError, JournalError, FileNotFoundError, ValueError)
+USER_ERRORS = (UserError, RunError, JournalError, OSError, ValueError)
 
 
 def _add_family(sub, name: str, help_text: str, modules: dict[str, str], handler, *, load: bool) -> None:
@@ -129,11 +131,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
-        print(f"auditpacks: error: {exc}", file=sys.stderr)
+        print(redact(f"auditpacks: error: {one_line(exc)}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug still ends in one line, never a traceback
+        print(redact(f"auditpacks: error: unexpected {type(exc).__name__}: {one_line(exc)} "
+                     "(set AUDITPACKS_TRACEBACK=1 to see where)"), file=sys.stderr)
+        if os.environ.get("AUDITPACKS_TRACEBACK") == "1":
+            raise
+        return 1
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type name when it has none)."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -5,24 +5,25 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
-    target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
+    target.add_argument("--target", type=text, help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
     target.add_argument("--provider", default="openai",
                         help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
                              "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
                              "provider (anthropic, gemini, mistral, ...) through simpleaudit")
-    target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
+    target.add_argument("--base-url", type=text, help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
                                            "http://localhost:11434 (--provider ollama)")
-    target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
+    target.add_argument("--api-key", type=text, help="key for the target (default: the provider's environment variable)")
     target.add_argument("--system-prompt", help="system prompt sent to a chat target")
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
                         help="run a decision model through the System One protocol")
-    target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
-    target.add_argument("--max-options", type=int, default=26,
+    target.add_argument("--decision-url", type=text, help="any System One endpoint (implies --decision url)")
+    target.add_argument("--max-options", type=integer(2), default=26,
                         help="option limit of the decision endpoint; larger questions are skipped (default 26)")
 
     grading = parser.add_argument_group("grading")
@@ -31,7 +32,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
     grading.add_argument("--judge-provider", default="openai")
     grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
-    grading.add_argument("--max-turns", type=int, default=1, help="turns per scenario (default 1)")
+    grading.add_argument("--max-turns", type=integer(1), default=1, help="turns per scenario (default 1)")
     grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
     grading.add_argument("--auditor-provider")
     grading.add_argument("--auditor-base-url")
@@ -42,19 +43,19 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
 
     selection = parser.add_argument_group("selection")
     selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
-    selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
-    selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
-    selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+    selection.add_argument("--per-question", type=integer(1), metavar="N", help="at most N scenarios per question (seeded)")
+    selection.add_argument("--limit", type=integer(0), metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--seed", type=integer(), default=0, help="sampling and decoding seed (default 0)")
 
     execution = parser.add_argument_group("execution")
-    execution.add_argument("--temperature", type=float, default=0.0)
-    execution.add_argument("--max-tokens", type=int, help="output budget per reply")
-    execution.add_argument("--concurrency", type=int, default=1,
+    execution.add_argument("--temperature", type=number(0.0), default=0.0)
+    execution.add_argument("--max-tokens", type=integer(1), help="output budget per reply")
+    execution.add_argument("--concurrency", type=integer(1), default=1,
                            help="workers, each running whole documents one after another (default 1)")
-    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
-    execution.add_argument("--max-retries", type=int, default=2,
+    execution.add_argument("--timeout", type=number(0.0, above=True), default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--max-retries", type=integer(0), default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
-    execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
+    execution.add_argument("--retry-backoff", type=number(0.0), default=0.5, metavar="SECONDS",
                            help="first retry delay, doubled each time, with jitter (default 0.5)")
     resume = execution.add_mutually_exclusive_group()
     resume.add_argument("--resume", dest="fresh", action="store_false", default=False,
@@ -71,6 +72,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
     execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
+    execution.add_argument("--no-check", dest="check", action="store_false",
+                           help="run a pack even when auditpacks check finds ERRORs in it (by default it is refused)")
 
     speed = parser.add_argument_group("prompt caching and batching")
     speed.add_argument("--prompt-order", choices=("auto", "document-first", "stock"), default="auto",
@@ -80,7 +83,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
                        help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
                             "(default: on for the embedded model and --provider llamacpp only)")
-    speed.add_argument("--batch-questions", type=int, default=64, metavar="N",
+    speed.add_argument("--batch-questions", type=integer(1), default=64, metavar="N",
                        help="decision runs: questions on one state per System One request (default 64; 1: one "
                             "question per request)")
     if pack_required:
@@ -106,4 +109,5 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
+        check=args.check,
     )

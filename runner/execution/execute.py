@@ -26,6 +26,7 @@ from simpleaudit import AuditResult
 
 from auditpacks.runner.execution.journal import Journal, scenario_key
 from auditpacks.runner.execution.shard import document_key
+from auditpacks.runner.execution.stored import for_storage
 from auditpacks.runner.targets import turns
 
 #: Called with a group's scenarios and their journal keys before the group runs.
@@ -151,6 +152,7 @@ async def run_scenarios(
             return
         data = result.to_dict()
         turns.attach_reasoning(data["conversation"], log)
+        data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)
         results[index] = data
         if progress:

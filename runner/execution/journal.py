@@ -11,6 +11,11 @@ exist; each result is one ``write`` of a whole line followed by ``fsync``. On
 reopening, a last line cut short is dropped (that scenario did not finish) and a
 complete last line missing its newline gets one, so the next append starts clean.
 A later line for the same key (a re-run ERROR) replaces the earlier one.
+
+Never discarded: a damaged header (or a damaged line before the last) stops the run
+with one line saying what is damaged and how to keep the finished work (repair or
+remove that line) or drop it (``--fresh``). While open, the journal holds its folder's
+lock (:mod:`runner.execution.lock`), so two runs never write one folder.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
+
+from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
 
 class JournalError(Exception):
@@ -41,11 +48,20 @@ class Journal:
         self.fingerprint = fingerprint
         self.done: dict[str, dict[str, Any]] = {}
         self._fh = None
+        self._lock = FolderLock(self.path.parent)
 
     def open(self, *, resume: bool = True) -> "Journal":
-        if not (resume and self.path.exists() and self._load()):
-            self._start()
-        self._fh = open(self.path, "a", encoding="utf-8")
+        try:
+            self._lock.acquire()
+        except FolderBusy as exc:
+            raise JournalError(str(exc)) from None
+        try:
+            if not (resume and self.path.exists() and self._load()):
+                self._start()
+            self._fh = open(self.path, "a", encoding="utf-8")
+        except BaseException:
+            self._lock.release()
+            raise
         return self
 
     def _start(self) -> None:
@@ -60,14 +76,21 @@ class Journal:
         self.done = {}
 
     def _load(self) -> bool:
-        """Read finished results; False when the file holds no header (start afresh)."""
+        """Read finished results; False when the file holds nothing at all (start afresh)."""
         data = self.path.read_bytes()
         lines = data.decode("utf-8", errors="replace").split("\n")
         try:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
-            return False
-        if not isinstance(header, dict) or header.get("fingerprint") != self.fingerprint:
+            header = None
+        if not isinstance(header, dict) or not isinstance(header.get("fingerprint"), str):
+            entries = sum(bool(line.strip()) for line in lines[1:])
+            if not entries:
+                return False  # no finished scenario behind the header: nothing to lose
+            raise JournalError(f"{self.path.name}: line 1 (the header) is damaged; it holds {entries} more "
+                               "line(s) of finished work: restore the header line to keep them, or use --fresh "
+                               "(or another --out) to drop them")
+        if header.get("fingerprint") != self.fingerprint:
             raise JournalError(
                 f"{self.path.name}: made by a run with other settings (model, judge or parameters); "
                 "use another --out folder or --fresh"
@@ -79,11 +102,14 @@ class Journal:
             try:
                 entry = json.loads(line)
                 key, result = entry["key"], entry["result"]
+                if not isinstance(key, str) or not isinstance(result, dict):
+                    raise TypeError("not an entry")
             except (json.JSONDecodeError, KeyError, TypeError):
                 if number == len(body) + 1:  # the last line, cut short by a crash: it did not finish
                     self._cut_from(data, number)
                     break
-                raise JournalError(f"{self.path.name}: line {number} is not a journal entry") from None
+                raise JournalError(f"{self.path.name}: line {number} is not a journal entry; repair or delete "
+                                   "that line to keep the rest, or use --fresh to drop them all") from None
             self.done[key] = result
         else:
             if not data.endswith(b"\n"):
@@ -110,6 +136,7 @@ class Journal:
         if self._fh:
             self._fh.close()
             self._fh = None
+        self._lock.release()
 
     def __enter__(self) -> "Journal":
         return self

@@ -22,10 +22,12 @@ from typing import Any, Iterator
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.io import atomic_write_json, sha256_file
+from auditpacks.core.redact import redact_data
 
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
+from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
@@ -140,6 +142,7 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
 def run(config: RunConfig) -> dict[str, Any]:
     """Run the pack and return the run record (also written to the run file)."""
     pack = load_pack(config.pack)
+    admit(pack, config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
     if config.batch_questions < 1:
@@ -187,6 +190,7 @@ def run(config: RunConfig) -> dict[str, Any]:
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
                         summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
+    record = redact_data(record)
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
 
