@@ -245,6 +245,8 @@ class PackChecker:
                     self.findings.append(Finding(ERROR, rec, "metadata.branch", "needs exactly one majority and an outlier"))
             elif types == {"branch_set"} and {"majority", "outlier"} & set(branches):
                 self.findings.append(Finding(ERROR, rec, "metadata.branch", "branch_set member labelled majority or outlier"))
+        if not self.count:
+            self.findings.append(Finding(ERROR, "pack", "-", "no scenarios"))
         stats = ", ".join(f"{k} {v}" for k, v in sorted(self._stats.items()))
         self.findings.append(Finding(INFO, "pack", "-", f"{self.count} scenarios; {stats}"))
         if self._eb_sizes:

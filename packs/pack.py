@@ -23,6 +23,8 @@ from auditpacks.core.io import atomic_write_json, new_temp, read_json, sha256_fi
 from auditpacks.packs.checks import ERROR, PackChecker
 
 MANIFEST_VERSION = 1
+#: Fields a run reads from every scenario, and the type each must have when present.
+SHAPES = {"metadata": dict, "documents": list, "decision": dict, "test_prompt": str, "expected_behavior": list}
 
 
 def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
@@ -99,12 +101,12 @@ class PackWriter:
             self._fh.close()
             if exc_type is not None:
                 return
+            if self.count == 0:
+                raise PackError(f"{self.out.name}: no scenario was selected; nothing written")
             findings = self._checker.finish()
             errors = [f for f in findings if f.level == ERROR]
             if errors:
                 raise PackError(f"{self.out.name}: {errors[0]}")
-            if self.count == 0:
-                raise PackError(f"{self.out.name}: no scenario was selected; nothing written")
             os.replace(self._tmp, self.out)
             self._tmp = None
             atomic_write_json(manifest_path(self.out), self.manifest())
@@ -163,6 +165,8 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
     manifest = None
     if mpath.is_file():
         manifest = read_json(mpath, "manifest")
+        if not isinstance(manifest, dict):
+            raise PackError(f"{mpath.name}: a manifest is a JSON object, found {_kind(manifest)}")
         if manifest.get("sha256") != digest:
             raise PackError(
                 f"{path.name}: sha256 {digest[:12]}… does not match {mpath.name} field sha256 "
@@ -185,4 +189,12 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
         for key in ("name", "description"):
             if not isinstance(scenario.get(key), str):
                 raise PackError(f"{path.name}: record #{i} field {key!r} is missing or not a string")
+        for key, kind in SHAPES.items():
+            if scenario.get(key) is not None and not isinstance(scenario[key], kind):
+                raise PackError(f"{path.name}: record #{i} field {key!r} is {_kind(scenario[key])}, "
+                                f"not {'an object' if kind is dict else 'a ' + kind.__name__}")
     return Pack(path=path, scenarios=scenarios, manifest=manifest, sha256=digest)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"

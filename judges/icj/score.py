@@ -104,8 +104,10 @@ def score(predictions: Iterable[Any], gold: Iterable[Target | Mapping[str, Any]]
             tally[0] += tp
             tally[1] += len(pred) - tp
             tally[2] += len(gold_set) - tp
-        statuses[validation_status(record)] += 1
+        statuses[validation_status(record, label)] += 1
         n += 1
+    if not n:
+        raise FormatError(f"{source}: no prediction records; nothing to score")
     answered = Counter(key for key, _ in seen)
     for key, got in answered.items():
         if got < len(targets) and not allow_partial:

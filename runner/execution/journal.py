@@ -23,10 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.io import atomic_write_text
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
 
@@ -66,13 +66,7 @@ class Journal:
 
     def _start(self) -> None:
         """A new journal holding only the header, put in place atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"fingerprint": self.fingerprint}) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, json.dumps({"fingerprint": self.fingerprint}) + "\n")
         self.done = {}
 
     def _load(self) -> bool:
