@@ -6,7 +6,9 @@ import argparse
 import importlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from auditpacks.packs import BUILDERS
@@ -128,13 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
+    previous = _interrupt_on_sigterm()
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
         print(redact(f"auditpacks: error: {one_line(exc)}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
+        print("auditpacks: interrupted; nothing half-written is left, and a run's finished scenarios are kept "
+              "in its journal", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - a bug still ends in one line, never a traceback
         print(redact(f"auditpacks: error: unexpected {type(exc).__name__}: {one_line(exc)} "
@@ -142,6 +146,20 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("AUDITPACKS_TRACEBACK") == "1":
             raise
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_on_sigterm():
+    """SIGTERM (``timeout``, ``kill``) ends a command like Ctrl-C does, so its clean-up runs; the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 def one_line(exc: BaseException) -> str:
