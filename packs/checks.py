@@ -91,7 +91,7 @@ def check_scenario(scenario: Any, index: int = 0) -> list[Finding]:
     if "description" in scenario and not (isinstance(scenario["description"], str) and scenario["description"].strip()):
         add(ERROR, "description", "empty")
     category, subcategory = scenario.get("category"), scenario.get("subcategory")
-    if "category" in scenario and category not in TAXONOMY:
+    if "category" in scenario and (not isinstance(category, str) or category not in TAXONOMY):
         add(ERROR, "category", f"{category!r} is not in the taxonomy")
     elif "subcategory" in scenario and subcategory not in TAXONOMY.get(category, ()):
         add(ERROR, "subcategory", f"{subcategory!r} is not a subcategory of {category!r}")

@@ -20,6 +20,7 @@ import yaml
 
 from auditpacks.core.errors import PackError
 
+from auditpacks.packs.iustitia.records import check_columns, check_records
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import resolve_source
 
@@ -149,6 +150,9 @@ class IustitiaSource:
 
         datasets.disable_progress_bars()
         files = self.files(config)
+        for path in files:
+            if path.suffix == ".jsonl":
+                check_records(path, self.label(config))
         try:
             if config in self.front_matter:
                 table = datasets.load_dataset(str(self.root), config, split=SPLIT, cache_dir=self.cache_dir)
@@ -164,6 +168,7 @@ class IustitiaSource:
         missing = [c for c in COLUMNS[config] if c not in table.column_names]
         if missing:
             raise PackError(f"{self.label(config)}: missing column {missing[0]!r} (configuration {config})")
+        check_columns(table, config, self.label(config))
         return table
 
     def manifest_sources(self, configs=tuple(COLUMNS), extra: list[Path] = ()) -> list[dict[str, Any]]:
