@@ -14,6 +14,7 @@ from pathlib import Path
 from auditpacks.packs import BUILDERS
 from auditpacks.packs.checks import ERROR, check_pack
 from auditpacks.core.errors import UserError
+from auditpacks.core import redact as redaction
 from auditpacks.core.redact import redact
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution.config import RunError
@@ -130,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
+    redaction.register(getattr(args, "api_key", None))  # blanked out of everything printed from here on
     previous = _interrupt_on_sigterm()
     try:
         return args.handler(args)
