@@ -208,6 +208,45 @@ def test_a_malformed_scenario_is_one_line_even_with_no_check(tmp_path, capsys, e
     assert not (tmp_path / "out").exists()  # no header-only journal
 
 
+def test_a_registry_with_a_null_law_is_one_line(tmp_path, capsys):
+    fixtures = Path(__file__).parent / "fixtures" / "jacite"
+    for name in ("questions.json", "registry.json"):
+        (tmp_path / name).write_bytes((fixtures / name).read_bytes())
+    registry = json.loads((tmp_path / "registry.json").read_text())
+    (tmp_path / "registry.json").write_text(json.dumps({**registry, "laws": [None, *registry["laws"]]}))
+    assert main(["build", "jacite", "--source", str(tmp_path), "--out", str(tmp_path / "p.json")]) == 2
+    assert "law #0 is null" in one_line_error(capsys)
+    (tmp_path / "bare.json").write_text('{"laws": [null]}')
+    assert main(["rescore", "jacite", str(fixtures / "benchmark.json"), "--registry", str(tmp_path / "bare.json")]) == 2
+    assert "laws[0]" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("every_row", [False, True])
+def test_iustitia_options_given_as_a_string_is_one_line(tmp_path, capsys, every_row):
+    import shutil
+
+    source = tmp_path / "src"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "iustitia", source)
+    tasks = next((source / "tasks").glob("*.jsonl"))
+    rows = [json.loads(line) for line in tasks.read_text(encoding="utf-8").splitlines()]
+    for row in rows if every_row else rows[:1]:
+        row["options"] = "guilty, acquitted"
+    tasks.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert main(["build", "iustitia", "--source", str(source), "--out", str(tmp_path / "p.json")]) == 2
+    assert "options" in one_line_error(capsys) and not (tmp_path / "p.json").exists()
+
+
+def test_a_null_line_in_an_iustitia_file_is_one_line_not_a_crash(tmp_path, capsys):
+    import shutil
+
+    source = tmp_path / "src"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "iustitia", source)
+    units = next((source / "units").glob("*.jsonl"))
+    units.write_text("null\n" + units.read_text(encoding="utf-8"), encoding="utf-8")  # crashed the Arrow reader
+    assert main(["build", "iustitia", "--source", str(source), "--out", str(tmp_path / "p.json")]) == 2
+    assert "line 1: a NoneType, not a record object" in one_line_error(capsys)
+
+
 @pytest.mark.parametrize("manifest", ["[1]", "null", '"x"', '{"sha256": 5}'])
 def test_a_manifest_that_is_not_an_object_is_one_line(tmp_path, capsys, manifest):
     pack = write_pack(tmp_path / "tiny.json", 2)
