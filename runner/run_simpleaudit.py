@@ -17,10 +17,11 @@ import sys
 from pathlib import Path
 
 try:
-    from auditpacks.core.errors import PackError
     from auditpacks.runner.cli.main import USER_ERRORS
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
     from auditpacks.runner.execution.run import print_summary, run
+
+    from auditpacks.core.errors import PackError, fail
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 
@@ -53,8 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             args.pack = card_pack(args.smoke)
         print_summary(run(config_from_args(args)))
     except USER_ERRORS as exc:
-        print(f"run_simpleaudit: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     return 0
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
 
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
@@ -23,8 +25,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
                         help="run a decision model through the System One protocol")
     target.add_argument("--decision-url", type=text, help="any System One endpoint (implies --decision url)")
-    target.add_argument("--max-options", type=integer(2), default=26,
-                        help="option limit of the decision endpoint; larger questions are skipped (default 26)")
+    target.add_argument("--max-options", type=integer(2), default=MAX_OPTIONS,
+                        help="option limit of the decision endpoint; larger questions are skipped (default %(default)s)")
 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
@@ -52,7 +54,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--max-tokens", type=integer(1), help="output budget per reply")
     execution.add_argument("--concurrency", type=integer(1), default=1,
                            help="workers, each running whole documents one after another (default 1)")
-    execution.add_argument("--timeout", type=number(0.0, above=True), default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--timeout", type=number(0.0, above=True), default=TIMEOUT_S,
+                           help="seconds per model call attempt (default %(default)s)")
     execution.add_argument("--max-retries", type=integer(0), default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
     execution.add_argument("--retry-backoff", type=number(0.0), default=0.5, metavar="SECONDS",
@@ -83,8 +86,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
                        help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
                             "(default: on for the embedded model and --provider llamacpp only)")
-    speed.add_argument("--batch-questions", type=integer(1), default=64, metavar="N",
-                       help="decision runs: questions on one state per System One request (default 64; 1: one "
+    speed.add_argument("--batch-questions", type=integer(1), default=MAX_QUESTIONS, metavar="N",
+                       help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
     if pack_required:
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")

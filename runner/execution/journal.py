@@ -26,11 +26,13 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
 
-class JournalError(Exception):
+
+class JournalError(UserError):
     """A journal that cannot be used for this run (one line, names the file)."""
 
 

@@ -195,6 +195,11 @@ def run(config: RunConfig) -> dict[str, Any]:
     return record
 
 
+def results_path(config: RunConfig, record: dict[str, Any]) -> Path:
+    """Where the run's AuditResults file is: ``<out>/<model>.json``."""
+    return Path(config.out) / f"{model_slug(record['model'])}.json"
+
+
 def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
     """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
     try:

@@ -25,9 +25,10 @@ from auditpacks.core.redact import redact
 from auditpacks.runner.cli.arg_types import integer, number
 from auditpacks.runner.cli.arg_types import port as port_number
 from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.runner.serving.decision_upstream import (  # noqa: F401 (the server's public names)
     UPSTREAM_TIMEOUT_S, Upstream, UpstreamError, question_messages, read_completion, render_state)
-from auditpacks.runner.serving.systemone import MAX_QUESTIONS, SystemOneError, decision_response, parse_request, question_count
+from auditpacks.runner.serving.systemone import SystemOneError, decision_response, parse_request, question_count
 
 DECISION_PATHS = ("/v1/systemone", "/v1/decisions")
 DEFAULT_PORT = 11435
