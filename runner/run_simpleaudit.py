@@ -13,13 +13,14 @@ for ``--smoke``) from Hugging Face, as the card's runner does. Same code as
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
 try:
-    from auditpacks.runner.cli.main import USER_ERRORS
+    from auditpacks.runner.cli.main import USER_ERRORS, report_run
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
-    from auditpacks.runner.execution.run import print_summary, run
+    from auditpacks.runner.execution.run import run
 
     from auditpacks.core.errors import PackError, fail
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
@@ -52,10 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.pack is None:
             args.pack = card_pack(args.smoke)
-        print_summary(run(config_from_args(args)))
+        with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter
+            record = run(config_from_args(args))
     except USER_ERRORS as exc:
         return fail(exc)
-    return 0
+    return report_run(record, as_json=False)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def test_a_key_echoed_by_a_decision_endpoint_reaches_no_file_and_no_console(tmp_
                      "--api-key", SECRET, "--out", str(tmp_path / "out"), "--quiet", "--batch-questions", "1"])
     assert any(h.get("Authorization") == f"Bearer {SECRET}" for _, _, h, _ in server.requests)  # it was sent
     console = capsys.readouterr()
-    assert code == 0 and len(results(tmp_path / "out", "clef")) == 4
+    assert code == 3 and len(results(tmp_path / "out", "clef")) == 4  # 3: finished, with ERROR scenarios
     assert all(r["severity"] == "ERROR" for r in results(tmp_path / "out", "clef"))
     assert "[api key]" in everything_written(tmp_path / "out")
     assert SECRET not in everything_written(tmp_path / "out") + console.out + console.err
@@ -72,7 +72,8 @@ def test_credentials_in_a_base_url_are_kept_out_of_the_run_file_and_errors(tmp_p
     with FakeOpenAI() as server:
         url = server.base_url.replace("http://", "http://alice:pw-Hunter2x@")
         assert run_here(pack, tmp_path / "out", url, *FAST) == 0
-    written = everything_written(tmp_path / "out") + capsys.readouterr().out
+    console = capsys.readouterr()
+    written = everything_written(tmp_path / "out") + console.out + console.err
     assert "pw-Hunter2x" not in written and "alice" not in written
     assert run_file(tmp_path / "out")["parameters"]["base_url"].startswith("http://[credentials]@127.0.0.1:")
     assert run_here(pack, tmp_path / "gone", "http://alice:pw-Hunter2x@127.0.0.1:9/v1", *FAST) == 2
@@ -97,6 +98,7 @@ def test_a_damaged_header_stops_the_run_and_keeps_the_journal(tmp_path, capsys):
         damaged = b'{"fingerpr' + journal.read_bytes()[journal.read_bytes().index(b"\n"):]
         journal.write_bytes(damaged)
         server.reset_counts()
+        capsys.readouterr()
         assert run_here(pack, tmp_path / "out", server.base_url) == 2
         err = capsys.readouterr().err.strip()
         assert server.chat_requests == 0 and journal.read_bytes() == damaged
@@ -288,14 +290,14 @@ def test_a_200_reply_of_the_wrong_shape_is_that_scenario_error(tmp_path, capsys)
         return (200, {"object": "list", "data": []}) if method == "GET" else (200, {"choices": None, "id": 3})
 
     with StubHTTP(wrong) as server:
-        assert run_here(pack, tmp_path / "out", server.url + "/v1", "--max-retries", "0") == 0
+        assert run_here(pack, tmp_path / "out", server.url + "/v1", "--max-retries", "0") == 3
     assert [r["severity"] for r in results(tmp_path / "out")] == ["ERROR", "ERROR"]
     capsys.readouterr()
     for reply in ([1], {"answers": [1]}, {"answers": {"answer": "x"}}):
         with StubHTTP(lambda *a, r=reply: (200, r)) as server:
             code = main(["run", "--pack", str(pack), "--decision-url", f"{server.url}/v1/systemone", "--target", "d",
                          "--out", str(tmp_path / f"d{len(str(reply))}"), "--quiet"])
-        assert code == 0, capsys.readouterr().err
+        assert code == 3, capsys.readouterr().err  # finished, every scenario an ERROR
         assert all(r["severity"] == "ERROR" for r in results(tmp_path / f"d{len(str(reply))}", "d"))
 
 

@@ -69,6 +69,7 @@ def test_a_second_run_into_a_busy_folder_fails_at_once_naming_the_holder(tmp_pat
         assert run_here(pack, tmp_path / "out", server.base_url) == 0
         journal = (tmp_path / "out" / "m.journal.jsonl").read_bytes()
         server.reset_counts()
+        capsys.readouterr()
         with FolderLock(tmp_path / "out"):
             for extra in ((), ("--fresh",)):
                 assert run_here(pack, tmp_path / "out", server.base_url, *extra) == 2
