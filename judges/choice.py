@@ -16,10 +16,10 @@ import re
 from collections import Counter
 from typing import Any, Mapping
 
-from auditpacks.judges.base import code_judge
 from simpleaudit.judges.choice_match import grade_choice_match
 
 from auditpacks.core.reasoning import strip_reasoning
+from auditpacks.judges.base import code_judge
 
 #: Methods, from the most literal to the most lenient reading.
 METHODS = ("decision", "plain", "markdown", "parentheses", "numbered", "label", "phrase")

@@ -42,7 +42,7 @@ TAXONOMY: dict[str, tuple[str, ...]] = {
 _JUDGE_NOTE = re.compile(r"^\s*(judge note|note to judge|dommernotat)", re.IGNORECASE)
 _SEVERITY_WORD = re.compile(r"(pass|low|medium|high|critical|bestått|lav|middels|høy|kritisk)", re.IGNORECASE)
 _REGISTER_ID = re.compile(r"\b[A-Z]{2,}-\d+\b")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.-]+")  # linear: starts only where a run starts
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -91,7 +91,7 @@ def check_scenario(scenario: Any, index: int = 0) -> list[Finding]:
     if "description" in scenario and not (isinstance(scenario["description"], str) and scenario["description"].strip()):
         add(ERROR, "description", "empty")
     category, subcategory = scenario.get("category"), scenario.get("subcategory")
-    if "category" in scenario and category not in TAXONOMY:
+    if "category" in scenario and (not isinstance(category, str) or category not in TAXONOMY):
         add(ERROR, "category", f"{category!r} is not in the taxonomy")
     elif "subcategory" in scenario and subcategory not in TAXONOMY.get(category, ()):
         add(ERROR, "subcategory", f"{subcategory!r} is not a subcategory of {category!r}")
@@ -245,6 +245,8 @@ class PackChecker:
                     self.findings.append(Finding(ERROR, rec, "metadata.branch", "needs exactly one majority and an outlier"))
             elif types == {"branch_set"} and {"majority", "outlier"} & set(branches):
                 self.findings.append(Finding(ERROR, rec, "metadata.branch", "branch_set member labelled majority or outlier"))
+        if not self.count:
+            self.findings.append(Finding(ERROR, "pack", "-", "no scenarios"))
         stats = ", ".join(f"{k} {v}" for k, v in sorted(self._stats.items()))
         self.findings.append(Finding(INFO, "pack", "-", f"{self.count} scenarios; {stats}"))
         if self._eb_sizes:

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import atomic_write_json, new_temp, read_json, sha256_file
+from auditpacks.core.io import atomic_write_json, new_temp, sha256_file
 from auditpacks.packs.checks import ERROR, PackChecker
-from auditpacks.packs.stream import check_digest, manifest_path
+from auditpacks.packs.stream import check_digest, manifest_path, read_manifest
 
 MANIFEST_VERSION = 1
+#: Fields a run reads from every scenario, and the type each must have when present.
+SHAPES = {"metadata": dict, "documents": list, "decision": dict, "test_prompt": str, "expected_behavior": list}
 
 
 def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
@@ -94,12 +96,12 @@ class PackWriter:
             self._fh.close()
             if exc_type is not None:
                 return
+            if self.count == 0:
+                raise PackError(f"{self.out.name}: no scenario was selected; nothing written")
             findings = self._checker.finish()
             errors = [f for f in findings if f.level == ERROR]
             if errors:
                 raise PackError(f"{self.out.name}: {errors[0]}")
-            if self.count == 0:
-                raise PackError(f"{self.out.name}: no scenario was selected; nothing written")
             os.replace(self._tmp, self.out)
             self._tmp = None
             atomic_write_json(manifest_path(self.out), self.manifest())
@@ -157,7 +159,7 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
     mpath = manifest_path(path)
     manifest = None
     if mpath.is_file():
-        manifest = read_json(mpath, "manifest")
+        manifest = read_manifest(mpath)
         check_digest(path, digest, manifest)
     elif require_manifest:
         raise PackError(f"{path.name}: no manifest {mpath.name} beside it")
@@ -176,4 +178,12 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
         for key in ("name", "description"):
             if not isinstance(scenario.get(key), str):
                 raise PackError(f"{path.name}: record #{i} field {key!r} is missing or not a string")
+        for key, kind in SHAPES.items():
+            if scenario.get(key) is not None and not isinstance(scenario[key], kind):
+                raise PackError(f"{path.name}: record #{i} field {key!r} is {_kind(scenario[key])}, "
+                                f"not {'an object' if kind is dict else 'a ' + kind.__name__}")
     return Pack(path=path, scenarios=scenarios, manifest=manifest, sha256=digest)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"

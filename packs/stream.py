@@ -74,6 +74,15 @@ def manifest_path(pack_path: str | os.PathLike) -> Path:
     return pack_path.with_name(f"{stem}.manifest.json")
 
 
+def read_manifest(mpath: Path) -> dict[str, Any]:
+    """A pack's manifest: a JSON object (anything else is a one-line error)."""
+    manifest = read_json(mpath, "manifest")
+    if not isinstance(manifest, dict):
+        kind = "null" if manifest is None else f"a {type(manifest).__name__}"
+        raise PackError(f"{mpath.name}: a manifest is a JSON object, found {kind}")
+    return manifest
+
+
 def check_digest(path: Path, sha: str, manifest: dict[str, Any] | None) -> None:
     """Refuse a pack whose sha256 is not the one its manifest records."""
     if manifest is not None and manifest.get("sha256") != sha:
@@ -90,7 +99,7 @@ def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] 
     if not path.is_file():
         raise PackError(f"{path}: no such pack file")
     mpath = manifest_path(path)
-    manifest = read_json(mpath, "manifest") if mpath.is_file() else None
+    manifest = read_manifest(mpath) if mpath.is_file() else None
     if manifest is None and require_manifest:
         raise PackError(f"{path.name}: no manifest {mpath.name} beside it")
     digest = hashlib.sha256()

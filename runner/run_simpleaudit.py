@@ -18,11 +18,10 @@ import sys
 from pathlib import Path
 
 try:
+    from auditpacks.core.errors import PackError, fail
     from auditpacks.runner.cli.main import USER_ERRORS, report_run
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
     from auditpacks.runner.execution.run import run
-
-    from auditpacks.core.errors import PackError, fail
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 

@@ -19,10 +19,17 @@ class FormatError(UserError, ValueError):
     """A benchmark file (targets, predictions, results) that is not in the benchmark's format."""
 
 
-def report(exc: BaseException) -> str:
-    """The one line printed for ``exc`` (its first line only)."""
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type name when it has none)."""
     text = str(exc).strip().splitlines()
-    return f"{PREFIX} {text[0] if text else type(exc).__name__}"
+    return text[0] if text else type(exc).__name__
+
+
+def report(exc: BaseException) -> str:
+    """The one line printed for ``exc`` (its first line only, keys and URL credentials blanked out)."""
+    from auditpacks.core.redact import redact
+
+    return redact(f"{PREFIX} {first_line(exc)}")
 
 
 def fail(exc: BaseException, code: int = 2) -> int:

@@ -31,7 +31,12 @@ def _umask_mode() -> int:
 def new_temp(directory: Path, name: str) -> tuple[int, str]:
     """A temporary file beside ``name`` with the permissions a plainly created file would get."""
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-    os.chmod(tmp, _umask_mode())
+    try:
+        os.chmod(tmp, _umask_mode())
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return fd, tmp
 
 

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import atomic_write_json, read_json
+from auditpacks.core.redact import redact_data
 
 #: The version this code reads and writes; bump it when a field changes meaning.
 RECORD_VERSION = 1
@@ -118,8 +119,9 @@ class RunRecord:
         return cls.from_dict(read_json(path, "run record"), source=path.name)
 
     def save(self, path: str | Path) -> None:
-        """Write atomically: a reader sees the old record or the new one, never half of one."""
-        atomic_write_json(path, self.to_dict())
+        """Write atomically: a reader sees the old record or the new one, never half of one; keys and URL
+        credentials blanked out (:mod:`auditpacks.core.redact`)."""
+        atomic_write_json(path, redact_data(self.to_dict()))
 
     # -- JSON --------------------------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from collections import Counter
 from functools import partial
 from typing import Any, Iterable, Mapping
 
+from auditpacks.core.reasoning import strip_reasoning
 from auditpacks.judges.base import code_judge, designed_severity, last_reply
 from auditpacks.judges.icj.score import prf
 from auditpacks.judges.icj.truncation import is_truncated, salvage
@@ -26,8 +27,6 @@ from auditpacks.packs.icj.targets import (
     PRED_FIELDS,
     normalise_case_id,
 )
-
-from auditpacks.core.reasoning import strip_reasoning
 
 NAME = "citations"
 #: Used when the pack manifest records no ``grading.pass_f1`` (the builder copies codebook.yaml's value).

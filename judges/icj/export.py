@@ -23,14 +23,13 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import atomic_write_text, read_json
+from auditpacks.core.record import RunRecord
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import read_answer
 from auditpacks.packs.icj.builder import parse_scenario_name
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
-
-from auditpacks.core.errors import PackError
-from auditpacks.core.io import atomic_write_text, read_json
-from auditpacks.core.record import RunRecord
 
 DEFAULT_CONDITION = "parametric"
 

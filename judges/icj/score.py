@@ -21,6 +21,8 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
+from auditpacks.core.errors import FormatError
+from auditpacks.core.io import atomic_write_text, read_jsonl
 from auditpacks.packs.icj.targets import (
     FAMILIES,
     PRED_FIELDS,
@@ -31,9 +33,6 @@ from auditpacks.packs.icj.targets import (
     string_list,
     validation_status,
 )
-
-from auditpacks.core.errors import FormatError
-from auditpacks.core.io import atomic_write_text, read_jsonl
 
 METRICS = ("precision", "recall", "f1")
 
@@ -113,8 +112,10 @@ def score(predictions: Iterable[Any], gold: Iterable[Target | Mapping[str, Any]]
             tally[0] += tp
             tally[1] += len(pred) - tp
             tally[2] += len(gold_set) - tp
-        statuses[validation_status(record)] += 1
+        statuses[validation_status(record, label)] += 1
         n += 1
+    if not n:
+        raise FormatError(f"{source}: no prediction records; nothing to score")
     answered = Counter(key for key, _ in seen)
     for key, got in answered.items():
         if got < len(targets) and not allow_partial:

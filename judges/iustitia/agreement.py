@@ -20,9 +20,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from auditpacks.judges.stats import cluster_bootstrap
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
+from auditpacks.judges.stats import cluster_bootstrap
+
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
                  "coverage", "ci", "warnings")
 #: Below this many judgments, percentile intervals are known to under-cover.

@@ -15,7 +15,9 @@ from collections import Counter, defaultdict
 from functools import partial
 from typing import Any, Mapping
 
+from auditpacks.core.errors import PackError
 from auditpacks.judges.base import code_judge, designed_severity
+from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.packs.jacite.citations import find_citations
 from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
 from auditpacks.packs.jacite.registry import (  # noqa: F401  (re-exported: the grader's registry view)
@@ -24,8 +26,6 @@ from auditpacks.packs.jacite.registry import (  # noqa: F401  (re-exported: the 
     registry_from_manifest,
     registry_to_manifest,
 )
-from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
-from auditpacks.core.errors import PackError
 
 NAME = "grounding"
 METADATA_KEYS = ("law_id", "gold_article", "language", "question_id")

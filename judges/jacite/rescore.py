@@ -20,14 +20,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping
 
-from auditpacks.judges.jacite.grounding import ground_reply, pooled
-from auditpacks.packs.jacite.citations import extract_citations_v1
-from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
-from auditpacks.packs.jacite.source import join_law
-from auditpacks.packs.jacite.registry import DELETED_AS, LawIndex, load_registry
-from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json, read_json
+from auditpacks.judges.jacite.grounding import ground_reply, pooled
+from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
+from auditpacks.packs.jacite.citations import extract_citations_v1
+from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
+from auditpacks.packs.jacite.registry import DELETED_AS, LawIndex, load_registry
+from auditpacks.packs.jacite.source import join_law
 
 #: Fields a row must carry; ``model``, ``language`` and ``id`` are optional, and the law joins on
 #: ``law_id``, else on its name (``law``), else on the registry's only law.

@@ -18,11 +18,10 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from auditpacks.core.errors import FormatError
+from auditpacks.core.errors import FormatError, PackError
+from auditpacks.packs.codebook import section
 from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
 from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
-from auditpacks.packs.codebook import section
-from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import PackWriter, source_entry
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import Source, resolve_source, verify_checksums

@@ -43,7 +43,7 @@ def messages(value: Any, label: str) -> tuple[str, str]:
     parts: dict[str, list[str]] = {"system": [], "user": []}
     for i, message in enumerate(value):
         role = message.get("role") if isinstance(message, Mapping) else None
-        if role not in parts:
+        if not isinstance(role, str) or role not in parts:
             raise PackError(f"{label}: messages[{i}].role is {role!r}; only system and user turns can be sent")
         content = message.get("content")
         if isinstance(content, list):

@@ -111,9 +111,23 @@ def load_targets(path: str | os.PathLike) -> list[Target]:
     return targets
 
 
-def validation_status(record: Mapping[str, Any]) -> str:
-    """The experiment parser's status (valid/partial/...) wherever a record keeps it; else "unrecorded"."""
-    value = record.get("validation") or record.get("validation_status") or record.get("status")
-    if type(value) is dict:
-        value = value.get("status")
-    return value if type(value) is str and value else "unrecorded"
+#: The experiment parser's statuses (``error``: an exported ERROR result kept as an empty answer).
+STATUSES = ("valid", "partial", "error")
+
+
+def validation_status(record: Mapping[str, Any], label: str = "record") -> str:
+    """The experiment parser's status (valid/partial/error) wherever a record keeps it; else "unrecorded".
+
+    A status that is none of those (``"validation": "oops"``) is a :class:`FormatError` naming the field.
+    """
+    for key in ("validation", "validation_status", "status"):
+        value = record.get(key)
+        if value is None:
+            continue
+        status = value.get("status") if type(value) is dict else value
+        if type(status) is not str or status not in STATUSES:
+            shown = repr(status)[:40] if type(value) is dict else repr(value)[:40]
+            raise FormatError(f"{label}: field {key}{'.status' if type(value) is dict else ''} is {shown}, "
+                              f"not one of {', '.join(STATUSES)}")
+        return status
+    return "unrecorded"

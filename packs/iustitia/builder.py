@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from auditpacks.packs.codebook import section
-from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source, smoke_task_ids
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
+from auditpacks.packs.codebook import section
+from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source, smoke_task_ids
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.sampling import per_group
 from auditpacks.packs.scenario import make_scenario

@@ -20,12 +20,17 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from auditpacks.core.errors import PackError
-
+from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
+    OPTIONAL,
+    REQUIRED,
+    SECTION_KEYS,
+    Task,
+    read_task,
+    require,
+    unit_of,
+)
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import resolve_source
-from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
-    OPTIONAL, REQUIRED, SECTION_KEYS, Task, read_task, require, unit_of,
-)
 from auditpacks.packs.tables import FORMATS, LocalTable
 
 SPLIT = "test"

@@ -14,11 +14,11 @@ import random
 from pathlib import Path
 from typing import Any, Iterator
 
+from auditpacks.core.io import read_json
+from auditpacks.packs.codebook import section
+from auditpacks.packs.jacite import source as jacite_source
 from auditpacks.packs.jacite.citations import normalise_article_ref
 from auditpacks.packs.jacite.registry import load_registry, registry_to_manifest
-from auditpacks.packs.jacite import source as jacite_source
-from auditpacks.packs.codebook import section
-from auditpacks.core.io import read_json
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import resolve_source

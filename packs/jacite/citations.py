@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from auditpacks.packs.jacite.numerals import check_mode, kanji_to_int, upstream_int
+from auditpacks.packs.jacite.numerals import article_number, check_mode, kanji_to_int, upstream_int
 
 SUPPLEMENTARY_PREFIX = "附則"
 
@@ -101,7 +101,7 @@ def _english(m: re.Match, supplementary: bool) -> Iterator[_Mention]:
         if token.group("range"):
             range_next = True
         elif token.group("num"):
-            parts = tuple(int(p) for p in token.group("num").split("-"))
+            parts = tuple(article_number(p) for p in token.group("num").split("-"))
             span = (base + token.start(), base + token.end())
             yield _Mention(parts, supplementary, span, range_next)
             range_next = False
@@ -127,7 +127,7 @@ def _mentions(text: str) -> Iterator[_Mention]:
             previous = None
             continue
         if kind == "en":
-            parts = tuple(int(p) for p in m.group("en").split("-"))
+            parts = tuple(article_number(p) for p in m.group("en").split("-"))
             previous = None
             yield _Mention(parts, bool(m.group("enpre1") or m.group("enpost")), m.span("en"))
             continue
@@ -241,7 +241,7 @@ def normalise_article_ref(ref: str | None, mode: str = "full") -> str | None:
         return _normalise_upstream(ref)
     check_mode(mode)
     if _CANONICAL.fullmatch(ref):
-        return _canonical(tuple(int(p) for p in ref.split("-")))
+        return _canonical(tuple(article_number(p) for p in ref.split("-")))
     if (number := kanji_to_int(ref.removesuffix("条"))) is not None:
         return str(number)
     found = find_citations(ref)

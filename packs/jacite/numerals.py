@@ -10,6 +10,9 @@ import unicodedata
 MODES = ("full", "upstream")
 #: The extractor a run's grader and ``rescore`` use unless told otherwise (the same one, so they agree).
 DEFAULT_MODE = "full"
+#: Article numbers beyond any statute (more than 15 digits) all read as this one, which no law has:
+#: such a citation counts as invented, and no huge integer is ever built from a runaway digit string.
+ABSURD = 10**15
 
 _DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _MULTIPLIERS = {"十": 10, "百": 100, "千": 1000}
@@ -31,7 +34,7 @@ def kanji_to_int(s: str | None, mode: str = "full") -> int | None:
         return upstream_int(s)
     check_mode(mode)
     if s.isdecimal():
-        return int(s)
+        return article_number(s)
     total, section, current, last = 0, 0, None, 10**9
     for ch in s:
         if ch in _MULTIPLIERS:
@@ -46,31 +49,36 @@ def kanji_to_int(s: str | None, mode: str = "full") -> int | None:
             total = (section + (current or 0) or 1) * 10000
             section, current, last = 0, None, 10**9
         elif (d := _digit(ch)) is not None:
-            current = d if current is None else current * 10 + d
+            current = d if current is None else min(current * 10 + d, ABSURD)
         else:
             return None
     if current is not None and last < 10**9 and current >= last:
         return None  # 十二三
-    return total + section + (current or 0)
+    return min(total + section + (current or 0), ABSURD)
+
+
+def article_number(digits: str) -> int:
+    """A string of decimal digits (ASCII or full-width) as an int, :data:`ABSURD` when it is over 15 digits."""
+    significant = digits.lstrip("0０")
+    return int(significant or "0") if len(significant) <= 15 else ABSURD
 
 
 def upstream_int(s: str) -> int | None:
     if s.isdigit():
-        try:
-            return int(s)
-        except ValueError:  # e.g. superscript digits, which upstream would crash on
+        if not s.isdecimal():  # e.g. superscript digits, which upstream would crash on
             return None
+        return article_number(s)
     total = current = 0
     for ch in s:
         value = _UPSTREAM_VALUES.get(ch)
         if value is None:
             return None
         if value >= 10:
-            total += (current or 1) * value
+            total = min(total + (current or 1) * value, ABSURD)
             current = 0
         else:
-            current = current * 10 + value if current else value
-    return total + current
+            current = min(current * 10 + value, ABSURD) if current else value
+    return min(total + current, ABSURD)
 
 
 def check_mode(mode: str) -> None:

@@ -13,9 +13,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from auditpacks.packs.jacite.citations import article_ids_from_title, normalise_article_ref
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json
+from auditpacks.packs.jacite.citations import article_ids_from_title, normalise_article_ref
 
 BUNDLED_MINPO = Path(str(files("auditpacks.packs") / "data" / "minpo.json"))
 DELETED_AS = ("real", "invented")

@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.errors import PackError
-
 from auditpacks.core.io import read_json
-
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import Source
 
@@ -47,6 +45,8 @@ def validate_registry(data: Any, name: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise PackError(f"{name}: a registry is a JSON object with a 'laws' list")
     for li, law in enumerate(_list_field(data, "laws", name)):
+        if not isinstance(law, dict):
+            raise PackError(f"{name}: law #{li} is {'null' if law is None else 'a ' + type(law).__name__}, not an object")
         for key in ("law_id", "title"):
             if not isinstance(law.get(key), str) or not law[key]:
                 raise PackError(f"{name}: law #{li} field {key!r} is missing or not a string")

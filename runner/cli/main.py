@@ -9,14 +9,19 @@ import dataclasses
 import importlib
 import importlib.util
 import json
+import os
+import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
-from auditpacks.core.errors import UserError, fail
+from auditpacks.core import redact as redaction
+from auditpacks.core.errors import PREFIX, UserError, fail, first_line
+from auditpacks.core.io import atomic_write_text
+from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, PackChecker
-from auditpacks.core.io import atomic_write_text
 from auditpacks.packs.stream import scan
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 
@@ -25,7 +30,7 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
-USER_ERRORS = (UserError, FileNotFoundError, ValueError)
+USER_ERRORS = (UserError, OSError, ValueError)
 
 #: Exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished but
 #: selected nothing or kept ERROR scenarios after its retries; interrupted.
@@ -205,13 +210,36 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
+    redaction.register(getattr(args, "api_key", None))  # blanked out of everything printed from here on
+    previous = _interrupt_on_sigterm()
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
         return fail(exc, EXIT_BAD_INPUT)
     except KeyboardInterrupt:
-        print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
+        print("auditpacks: interrupted; nothing half-written is left, and a run's finished scenarios are kept "
+              "in its journal", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug still ends in one line, never a traceback
+        print(redact(f"{PREFIX} unexpected {type(exc).__name__}: {first_line(exc)} "
+                     "(set AUDITPACKS_TRACEBACK=1 to see where)"), file=sys.stderr)
+        if os.environ.get("AUDITPACKS_TRACEBACK") == "1":
+            raise
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_on_sigterm():
+    """SIGTERM (``timeout``, ``kill``) ends a command like Ctrl-C does, so its clean-up runs; the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from auditpacks.core.io import atomic_write_text
-from auditpacks.runner.reporting.report import MAX_SCENARIOS, build_context
 from auditpacks.runner.reporting.render import render
+from auditpacks.runner.reporting.report import MAX_SCENARIOS, build_context
 from auditpacks.runner.reporting.runs import load_runs
 
 

@@ -6,19 +6,19 @@ import argparse
 import json
 from pathlib import Path
 
-from auditpacks.runner.execution.config import RunConfig
-
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.runner.cli.arg_types import integer, number, text
+from auditpacks.runner.execution.config import RunConfig
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
-    target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
+    target.add_argument("--target", type=text, help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
     target.add_argument("--provider", default="openai",
                         help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
                              "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
                              "provider (anthropic, gemini, mistral, ...) through simpleaudit")
-    target.add_argument("--base-url", action="append", metavar="URL",
+    target.add_argument("--base-url", action="append", type=text, metavar="URL",
                         help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or http://localhost:11434 "
                              "(--provider ollama); give it several times for replicas of one model: each document "
                              "goes to one of them (rendezvous hashing), a failing one is taken out")
@@ -27,12 +27,12 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     target.add_argument("--endpoint-assignment", choices=("document", "random"), default="document",
                         help="several endpoints: document (each document to one endpoint, the default) or random "
                              "(each request anywhere; a baseline for comparison)")
-    target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
+    target.add_argument("--api-key", type=text, help="key for the target (default: the provider's environment variable)")
     target.add_argument("--system-prompt", help="system prompt sent to a chat target")
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
                         help="run a decision model through the System One protocol")
-    target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
-    target.add_argument("--max-options", type=int, default=MAX_OPTIONS,
+    target.add_argument("--decision-url", type=text, help="any System One endpoint (implies --decision url)")
+    target.add_argument("--max-options", type=integer(2), default=MAX_OPTIONS,
                         help="option limit of the decision endpoint; larger questions are skipped (default %(default)s)")
 
     grading = parser.add_argument_group("grading")
@@ -41,7 +41,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
     grading.add_argument("--judge-provider", default="openai")
     grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
-    grading.add_argument("--max-turns", type=int, default=1, help="turns per scenario (default 1)")
+    grading.add_argument("--max-turns", type=integer(1), default=1, help="turns per scenario (default 1)")
     grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
     grading.add_argument("--auditor-provider")
     grading.add_argument("--auditor-base-url")
@@ -52,22 +52,23 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
 
     selection = parser.add_argument_group("selection")
     selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
-    selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
-    selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
-    selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+    selection.add_argument("--per-question", type=integer(1), metavar="N", help="at most N scenarios per question (seeded)")
+    selection.add_argument("--limit", type=integer(0), metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--seed", type=integer(), default=0, help="sampling and decoding seed (default 0)")
     selection.add_argument("--repeats", type=int, default=1, metavar="N",
                            help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
                                 "(default 1)")
 
     execution = parser.add_argument_group("execution")
-    execution.add_argument("--temperature", type=float, default=0.0)
-    execution.add_argument("--max-tokens", type=int, help="output budget per reply")
-    execution.add_argument("--concurrency", type=int, default=1,
+    execution.add_argument("--temperature", type=number(0.0), default=0.0)
+    execution.add_argument("--max-tokens", type=integer(1), help="output budget per reply")
+    execution.add_argument("--concurrency", type=integer(1), default=1,
                            help="workers, each running whole documents one after another (default 1)")
-    execution.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds per model call attempt (default %(default)s)")
-    execution.add_argument("--max-retries", type=int, default=2,
+    execution.add_argument("--timeout", type=number(0.0, above=True), default=TIMEOUT_S,
+                           help="seconds per model call attempt (default %(default)s)")
+    execution.add_argument("--max-retries", type=integer(0), default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
-    execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
+    execution.add_argument("--retry-backoff", type=number(0.0), default=0.5, metavar="SECONDS",
                            help="first retry delay, doubled each time, with jitter (default 0.5)")
     resume = execution.add_mutually_exclusive_group()
     resume.add_argument("--resume", dest="fresh", action="store_false", default=False,
@@ -85,6 +86,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--out", type=Path, help="output folder (default results/<pack>/, the pack file's name "
                                                    "without .json)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
+    execution.add_argument("--no-check", dest="check", action="store_false",
+                           help="run a pack even when auditpacks check finds ERRORs in it (by default it is refused)")
 
     speed = parser.add_argument_group("prompt caching and batching")
     speed.add_argument("--prompt-order", choices=("auto", "document-first", "stock"), default="auto",
@@ -94,7 +97,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
                        help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
                             "(default: on for the embedded model and --provider llamacpp only)")
-    speed.add_argument("--batch-questions", type=int, default=MAX_QUESTIONS, metavar="N",
+    speed.add_argument("--batch-questions", type=integer(1), default=MAX_QUESTIONS, metavar="N",
                        help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
     if pack_required:
@@ -135,6 +138,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
+        check=args.check,
     )
 
 

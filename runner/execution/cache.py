@@ -62,9 +62,12 @@ class ResponseCache:
             print(f"auditpacks: cache entry {path.name} unreadable ({type(exc).__name__}); asking the model",
                   file=sys.stderr)
             entry = None
-        if entry is not None and canonical(entry.get("key")) == canonical({"v": KEY_VERSION, **key}):
-            self.hits += 1
-            return entry["reply"]
+        if isinstance(entry, dict) and canonical(entry.get("key")) == canonical({"v": KEY_VERSION, **key}):
+            reply = entry.get("reply")
+            if isinstance(reply, dict) and isinstance(reply.get("content"), str):
+                self.hits += 1
+                return reply
+            print(f"auditpacks: cache entry {path.name} holds no reply; asking the model", file=sys.stderr)
         self.misses += 1
         if self.only:
             raise CacheMiss(f"no cached reply for this request in {self.root.name}/ (--cache-only; "

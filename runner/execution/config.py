@@ -82,6 +82,7 @@ class RunConfig:
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
     batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
+    check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
 
     @property
     def embedded(self) -> bool:

@@ -17,9 +17,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Mapping
 
-from auditpacks.runner.execution.config import RunConfig, RunError
-
 from auditpacks.core.registry import CODE_JUDGES, JUDGES
+from auditpacks.runner.execution.config import RunConfig, RunError
 
 #: any-llm providers whose SDK client accepts max_retries and timeout (OpenAI family, Anthropic).
 SDK_RETRY_PROVIDERS = {"openai", "openrouter", "vllm", "llamacpp", "deepseek", "lmstudio", "together", "groq", "xai",

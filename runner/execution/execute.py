@@ -27,6 +27,7 @@ from simpleaudit import AuditResult
 from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
 from auditpacks.runner.execution.results_file import slim_result
 from auditpacks.runner.execution.shard import document_key
+from auditpacks.runner.execution.stored import for_storage
 from auditpacks.runner.targets import turns
 
 #: Called with a group's scenarios and their journal keys before the group runs.
@@ -164,6 +165,7 @@ async def run_scenarios(
             return
         data = result.to_dict()
         turns.attach_reasoning(data["conversation"], log)
+        data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)
         results[index] = slim_result(data)
         if progress:

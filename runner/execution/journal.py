@@ -11,6 +11,11 @@ exist; each result is one ``write`` of a whole line followed by ``fsync``. On
 reopening, a last line cut short is dropped (that scenario did not finish) and a
 complete last line missing its newline gets one, so the next append starts clean.
 A later line for the same key (a re-run ERROR) replaces the earlier one.
+
+Never discarded: a damaged header (or a damaged line before the last) stops the run
+with one line saying what is damaged and how to keep the finished work (repair or
+remove that line) or drop it (``--fresh``). While open, the journal holds its folder's
+lock (:mod:`runner.execution.lock`), so two runs never write one folder.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
+from auditpacks.core.io import atomic_write_text
+from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
 
 class JournalError(UserError):
@@ -81,32 +87,43 @@ class Journal:
         self.fingerprint = fingerprint
         self.done = JournalIndex(self.path)
         self._fh = None
+        self._lock = FolderLock(self.path.parent)
 
     def open(self, *, resume: bool = True) -> "Journal":
-        if not (resume and self.path.exists() and self._load()):
-            self._start()
-        self._fh = open(self.path, "ab")
+        try:
+            self._lock.acquire()
+        except FolderBusy as exc:
+            raise JournalError(str(exc)) from None
+        try:
+            if not (resume and self.path.exists() and self._load()):
+                self._start()
+            self._fh = open(self.path, "ab")
+        except BaseException:
+            self._lock.release()
+            raise
         return self
 
     def _start(self) -> None:
         """A new journal holding only the header, put in place atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"fingerprint": self.fingerprint}) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, json.dumps({"fingerprint": self.fingerprint}) + "\n")
         self.done = JournalIndex(self.path)
 
     def _load(self) -> bool:
-        """Index finished results, one line at a time; False when the file holds no header (start afresh)."""
+        """Index finished results, one line at a time; False when the file holds no entry at all (start
+        afresh). A damaged header or middle line stops the run: finished work is never dropped silently."""
         with open(self.path, "rb") as fh:
             try:
                 header = json.loads(fh.readline())
             except (json.JSONDecodeError, UnicodeDecodeError):
-                return False
-            if not isinstance(header, dict) or header.get("fingerprint") != self.fingerprint:
+                header = None
+            if not isinstance(header, dict) or not isinstance(header.get("fingerprint"), str):
+                entries = sum(bool(line.strip()) for line in fh)
+                if not entries:
+                    return False  # no finished scenario behind the header: nothing to lose
+                raise JournalError(f"{self.path.name}: line 1 (the header) is damaged; it holds {entries} more "
+                                   "line(s) of finished work: restore the header line to keep them, or use --fresh "
+                                   "(or another --out) to drop them")
+            if header.get("fingerprint") != self.fingerprint:
                 raise JournalError(
                     f"{self.path.name}: made by a run with other settings (model, judge or parameters); "
                     "use another --out folder or --fresh"
@@ -118,12 +135,16 @@ class Journal:
                     try:
                         entry = json.loads(line)
                         key, result = entry["key"], entry["result"]
+                        if not isinstance(key, str) or not isinstance(result, dict):
+                            raise TypeError("not an entry")
                     except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
                         if _only_space_left(fh):
                             self._cut_at(offset)  # the last line, cut short by a crash: it did not finish
                             return True
-                        raise JournalError(f"{self.path.name}: line {number} is not a journal entry") from None
-                    self.done.put(key, offset, len(line), (result or {}).get("severity"))
+                        raise JournalError(f"{self.path.name}: line {number} is not a journal entry; repair or "
+                                           "delete that line to keep the rest, or use --fresh to drop them all"
+                                           ) from None
+                    self.done.put(key, offset, len(line), result.get("severity"))
                 offset += len(line)
         if last_line_open(self.path):
             with open(self.path, "ab") as fh:
@@ -146,6 +167,7 @@ class Journal:
         if self._fh:
             self._fh.close()
             self._fh = None
+        self._lock.release()
 
     def __enter__(self) -> "Journal":
         return self

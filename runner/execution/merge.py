@@ -20,7 +20,6 @@ from typing import Any
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
-
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module

@@ -21,6 +21,7 @@ from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.io import new_temp
 
+
 def slim_result(result: Mapping[str, Any]) -> dict[str, Any]:
     """A result without the documents in its transcript (and without ``expected_behavior``): what counts,
     verdicts, scores, token totals and the graders' headlines read, a few kilobytes instead of a judgment."""

@@ -22,9 +22,9 @@ from typing import Any, Iterator, Sequence
 
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
-
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
+from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
@@ -143,7 +143,8 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
 
 def run(config: RunConfig) -> RunRecord:
     """Run the pack and return the run record (also written to the run file)."""
-    pack = open_pack(config.pack)
+    pack = open_pack(config.pack, check=config.check)
+    admit(pack, config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
     if config.batch_questions < 1:

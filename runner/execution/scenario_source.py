@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any, Iterator
 
+from auditpacks.packs.checks import Finding, PackChecker
 from auditpacks.packs.stream import PackIndex, scan
 from auditpacks.runner.execution.journal import scenario_key
 from auditpacks.runner.execution.shard import document_key
@@ -48,6 +50,7 @@ class StreamedPack:
 
     index: PackIndex
     scenarios: list[Stub]
+    findings: list[Finding] = dataclass_field(default_factory=list)  # ``auditpacks check``'s, when asked for
 
     @property
     def path(self) -> Path:
@@ -72,9 +75,18 @@ class StreamedPack:
         return LazyScenarios(self, list(stubs))
 
 
-def open_pack(path: str | os.PathLike) -> StreamedPack:
-    index = scan(path, make_stub)
-    return StreamedPack(index=index, scenarios=[entry.info for entry in index.entries])
+def open_pack(path: str | os.PathLike, *, check: bool = False) -> StreamedPack:
+    """The pack as stubs, verified against its manifest; with ``check``, the pack checks run as it streams."""
+    checker = PackChecker() if check else None
+
+    def extract(index: int, scenario: dict[str, Any]) -> Stub:
+        if checker is not None:
+            checker.add(scenario)
+        return make_stub(index, scenario)
+
+    index = scan(path, extract)
+    return StreamedPack(index=index, scenarios=[entry.info for entry in index.entries],
+                        findings=checker.finish() if checker else [])
 
 
 class LazyScenarios(Sequence):

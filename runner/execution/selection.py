@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from auditpacks.core.errors import PackError
-
 from auditpacks.packs.pack import Pack
 from auditpacks.packs.sampling import per_group
 

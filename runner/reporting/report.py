@@ -10,9 +10,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.pairing import compare_runs
-from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting.runs import LoadedRun
 
 BENCHMARKS = {"choice": "closed questions (Iustitia Marigonae style)", "jacite": "statute-citation grounding (jacite)",

@@ -5,127 +5,42 @@
 ``POST /v1/systemone`` (alias ``/v1/decisions``) asks the chat server once per question: state
 first, question last, options labelled with single tokens, a grammar allowing exactly one
 label, ``max_tokens`` 1 and ``top_logprobs`` 20. Loopback only; ``GET /health`` says ok.
+An upstream that ignores the grammar or returns no logprobs gets 502, never a made-up choice.
+Bodies are capped (413), headers checked (400), sockets and upstream calls time out, and
+requests run side by side, up to ``parallel`` of them asking the upstream at once.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import signal
-import string
+import socket
 import sys
 import threading
-import urllib.error
-import urllib.request
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from auditpacks.runner.serving.loopback import LoopbackServer
-from auditpacks.runner.serving.systemone import (
-    ChoiceQuestion,
-    SystemOneError,
-    choice_answer,
-    decision_response,
-    label_probabilities,
-    parse_request,
-    question_count,
-)
-
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.core.redact import redact
+from auditpacks.runner.cli.arg_types import integer, number
+from auditpacks.runner.cli.arg_types import port as port_number
+from auditpacks.runner.serving.decision_upstream import (  # noqa: F401 (the server's public names)
+    UPSTREAM_TIMEOUT_S,
+    Upstream,
+    UpstreamError,
+    question_messages,
+    read_completion,
+    render_state,
+)
+from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.systemone import SystemOneError, decision_response, parse_request, question_count
 
 DECISION_PATHS = ("/v1/systemone", "/v1/decisions")
 DEFAULT_PORT = 11435
-TOP_LOGPROBS = 20
-UPSTREAM_TIMEOUT_S = 3600.0
-#: Label candidates in order; every prefix of a label is itself a label, so one sampled token
-#: always names a complete label even where a two-letter label would take two tokens.
-LABEL_CANDIDATES = (*string.ascii_uppercase, *map("".join, itertools.product(string.ascii_uppercase, repeat=2)))
-SYSTEM_PROMPT = ("You are a decision model. Read the state, then answer the question about it with the label "
-                 "of exactly one option.")
-
-
-class UpstreamError(RuntimeError):
-    """The chat server failed or answered in an unexpected shape."""
-
-
-def render_state(state: str | dict | list) -> str:
-    """The state as prompt text: its fields as JSON, then each of its ``documents`` in full."""
-    if not isinstance(state, dict):
-        return state if isinstance(state, str) else json.dumps(state, ensure_ascii=False, indent=1)
-    fields = {key: value for key, value in state.items() if key != "documents"}
-    documents = state.get("documents") or []
-    parts = [json.dumps(fields, ensure_ascii=False, indent=1)] if fields else []
-    for number, doc in enumerate(documents if isinstance(documents, list) else [documents], 1):
-        parts.append(f"Document {number}:\n" + (doc if isinstance(doc, str) else json.dumps(doc, ensure_ascii=False)))
-    return "\n\n".join(parts) or "(empty)"
-
-
-def question_messages(state_text: str, question: ChoiceQuestion, labels: list[str]) -> list[dict]:
-    """Chat messages for one question; every question on one state shares the prefix up to the question."""
-    options = "\n".join(f"{label}) {key}" + (f": {desc}" if desc else "")
-                        for label, (key, desc) in zip(labels, question.criteria.items()))
-    user = (f"State:\n{state_text}\n\nQuestion: {question.instructions.strip()}\n\nOptions:\n{options}\n\n"
-            f"Answer with the label of one option ({labels[0]}-{labels[-1]}) and nothing else.")
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
-
-
-class Upstream:
-    """An OpenAI-compatible chat server (llama.cpp's ``/tokenize`` is used when present)."""
-
-    def __init__(self, base_url: str, model: str, timeout: float = UPSTREAM_TIMEOUT_S):
-        self.root = base_url.rstrip("/").removesuffix("/v1")
-        self.model, self.timeout = model, timeout
-        self._one_token: dict[str, bool] = {}
-        self._tokenize_works = True
-
-    def post(self, path: str, body: dict) -> dict:
-        request = urllib.request.Request(self.root + path, data=json.dumps(body).encode("utf-8"),
-                                         headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
-                return json.loads(resp.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            text = exc.read().decode("utf-8", "replace")[:300]
-            raise UpstreamError(f"upstream {path} returned HTTP {exc.code}: {text}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise UpstreamError(f"upstream {path} failed: {exc}") from None
-
-    def labels(self, count: int) -> list[str]:
-        """``count`` labels, each one token for this server (A-Z first, then two-letter labels)."""
-        doubles = (label for label in LABEL_CANDIDATES[26:] if self._is_one_token(label))
-        labels = list(LABEL_CANDIDATES[:min(count, 26)]) + list(itertools.islice(doubles, max(0, count - 26)))
-        if len(labels) < count:
-            raise UpstreamError(f"the upstream tokenizer has only {len(labels)} single-token labels; {count} needed")
-        return labels
-
-    def _is_one_token(self, label: str) -> bool:
-        if self._tokenize_works and label not in self._one_token:
-            try:
-                self._one_token[label] = len(self.post("/tokenize", {"content": label})["tokens"]) == 1
-            except (UpstreamError, KeyError, TypeError):
-                self._tokenize_works = False  # no /tokenize: take the labels as they come
-        return self._one_token.get(label, True) if self._tokenize_works else True
-
-    def answer(self, state_text: str, question: ChoiceQuestion) -> tuple[dict, int, int]:
-        """One question's answer, with the call's input and output token counts."""
-        labels = self.labels(len(question.criteria))
-        body = {"model": self.model, "messages": question_messages(state_text, question, labels),
-                "temperature": 0, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS,
-                "grammar": "root ::= " + " | ".join(f'"{label}"' for label in labels)}  # GBNF: one label
-        data = self.post("/v1/chat/completions", body)
-        try:
-            choice = data["choices"][0]
-            sampled = (choice["message"].get("content") or "").strip()
-            position = ((choice.get("logprobs") or {}).get("content") or [{}])[0]
-        except (KeyError, IndexError, TypeError, AttributeError):
-            raise UpstreamError(f"upstream reply has no choice: {json.dumps(data)[:300]}") from None
-        alternatives = [position, *(position.get("top_logprobs") or [])]  # the sampled token, then the top 20
-        top = {alt["token"]: alt["logprob"] for alt in alternatives if "token" in alt}
-        keys = dict(zip(labels, question.criteria))
-        answer = choice_answer(label_probabilities(top, keys), sampled=keys.get(sampled))
-        usage = data.get("usage") or {}
-        return answer, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+SOCKET_TIMEOUT_S = 30.0
+MAX_BODY_BYTES = 8 * 2**20
+PARALLEL = 4
 
 
 class DecisionServer:
@@ -135,15 +50,18 @@ class DecisionServer:
     its length; ``refusals``: the error of every call refused with HTTP 400."""
 
     def __init__(self, upstream_base_url: str, *, model: str = "local", port: int = 0,
-                 max_questions: int = MAX_QUESTIONS, timeout: float = UPSTREAM_TIMEOUT_S):
-        if max_questions < 1:
-            raise ValueError(f"max_questions must be at least 1, got {max_questions}")
+                 max_questions: int = MAX_QUESTIONS, timeout: float = UPSTREAM_TIMEOUT_S,
+                 max_body_bytes: int = MAX_BODY_BYTES, socket_timeout: float = SOCKET_TIMEOUT_S,
+                 parallel: int = PARALLEL):
+        if max_questions < 1 or parallel < 1 or max_body_bytes < 1:
+            raise ValueError("max_questions, parallel and max_body_bytes must each be at least 1")
         self.upstream = Upstream(upstream_base_url, model, timeout)
-        self.model, self.port, self.max_questions = model, port, max_questions
+        self.model, self.port, self.max_questions, self.max_body_bytes = model, port, max_questions, max_body_bytes
         self.questions_per_call: list[int] = []
         self.refusals: list[str] = []
-        self._upstream_lock = threading.Lock()
-        self._server = LoopbackServer(type("Handler", (_Handler,), {"decisions": self}), port)
+        self._slots = threading.BoundedSemaphore(parallel)
+        handler = type("Handler", (_Handler,), {"decisions": self, "timeout": socket_timeout})
+        self._server = LoopbackServer(handler, port)
 
     @property
     def calls(self) -> int:
@@ -175,7 +93,7 @@ class DecisionServer:
             self.refusals.append(str(exc))
             raise
         state_text = render_state(request.state)
-        with self._upstream_lock:  # one request at a time: its questions run back to back on one slot
+        with self._slots:  # up to `parallel` requests at once; each one's questions run back to back
             results = [self.upstream.answer(state_text, question) for question in request.questions]
         answers = {question.id: result[0] for question, result in zip(request.questions, results)}
         return decision_response(self.model, answers, sum(r[1] for r in results), sum(r[2] for r in results))
@@ -202,7 +120,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if self.path.split("?")[0] not in DECISION_PATHS:
             return self._send(404, {"error": "not found"})
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            raw = self._body()
+        except _Refused as refused:
+            self.close_connection = True
+            return self._send(refused.status, {"error": str(refused)})
         try:
             body = json.loads(raw.decode("utf-8"))
         except ValueError as exc:
@@ -212,7 +134,35 @@ class _Handler(BaseHTTPRequestHandler):
         except SystemOneError as exc:
             self._send(400, {"error": str(exc)})
         except UpstreamError as exc:
-            self._send(502, {"error": str(exc)})
+            self._send(502, {"error": redact(str(exc))})
+        except Exception as exc:  # noqa: BLE001 - one line to the client, never a traceback
+            self._send(500, {"error": f"internal error: {type(exc).__name__}: {str(exc)[:200]}"})
+
+    def _body(self) -> bytes:
+        """The request body, read within the limits; :class:`_Refused` with the HTTP status otherwise."""
+        if self.headers.get("Transfer-Encoding"):
+            raise _Refused(400, "Transfer-Encoding is not supported; send a Content-Length")
+        length = (self.headers.get("Content-Length") or "").strip()
+        if not length.isascii() or not length.isdigit():
+            raise _Refused(400, f"header Content-Length: {length[:40]!r} is not a byte count" if length
+                           else "header Content-Length: missing")
+        size = int(length[:20]) if len(length) <= 20 else self.decisions.max_body_bytes + 1
+        if size > self.decisions.max_body_bytes:
+            raise _Refused(413, f"request body: {length[:20]} bytes, over the limit of "
+                                f"{self.decisions.max_body_bytes} bytes")
+        try:
+            raw = self.rfile.read(size)
+        except (socket.timeout, TimeoutError):
+            raise _Refused(408, "request body: not received in time") from None
+        if len(raw) < size:
+            raise _Refused(400, f"request body: {len(raw)} of {size} bytes received")
+        return raw
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -220,10 +170,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="OpenAI-compatible base URL (http://HOST:PORT/v1); default: start the embedded model")
     parser.add_argument("--model", metavar="NAME",
                         help="model name sent upstream and reported (default: smollm2 embedded, else 'local')")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT,
                         help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
-    parser.add_argument("--max-questions", type=int, default=MAX_QUESTIONS,
+    parser.add_argument("--max-questions", type=integer(1), default=MAX_QUESTIONS,
                         help=f"questions accepted per call (default {MAX_QUESTIONS})")
+    parser.add_argument("--max-body-bytes", type=integer(1), default=MAX_BODY_BYTES,
+                        help=f"largest request body accepted; larger ones get 413 (default {MAX_BODY_BYTES})")
+    parser.add_argument("--upstream-timeout", type=number(0.0, above=True), default=UPSTREAM_TIMEOUT_S,
+                        help=f"seconds per upstream call (default {UPSTREAM_TIMEOUT_S:g})")
+    parser.add_argument("--parallel", type=integer(1), default=None,
+                        help=f"requests asking the upstream at once (default {PARALLEL}; 1 with the embedded model, "
+                             "which has one slot)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -239,11 +196,15 @@ def main(args: argparse.Namespace) -> int:
             embedded.start()
         upstream = args.upstream or embedded.base_url
         model = args.model or (embedded.model if embedded else "local")
-        with DecisionServer(upstream, model=model, port=args.port, max_questions=args.max_questions) as server:
-            print(f"serving System One at {server.url}/v1/systemone (upstream {upstream}, model {model})", flush=True)
+        parallel = args.parallel or (1 if embedded is not None else PARALLEL)
+        with DecisionServer(upstream, model=model, port=args.port, max_questions=args.max_questions,
+                            timeout=args.upstream_timeout, max_body_bytes=args.max_body_bytes,
+                            parallel=parallel) as server:
+            print(redact(f"serving System One at {server.url}/v1/systemone (upstream {upstream}, model {model})"),
+                  flush=True)
             stop.wait()
     except (EmbeddedModelError, OSError) as exc:  # no model, or the port is taken
-        print(f"auditpacks serve-decision: error: {exc}", file=sys.stderr)
+        print(redact(f"auditpacks serve-decision: error: {exc}"), file=sys.stderr)
         return 2
     finally:
         if embedded is not None:

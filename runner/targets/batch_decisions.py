@@ -32,7 +32,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from auditpacks.runner.targets import turns
 from simpleaudit import DecisionTarget
 from simpleaudit.decision import (
     public_decision,
@@ -42,6 +41,7 @@ from simpleaudit.decision import (
 from simpleaudit.targets import TargetResponse
 
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.runner.targets import turns
 
 STOP_BATCHING = (400, 422)
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-
 @dataclass
 class ScenarioLog:
     reasoning: list[str | None] = field(default_factory=list)

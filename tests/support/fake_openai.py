@@ -14,7 +14,9 @@ sees a fresh draw and the whole fault pattern repeats exactly from run to run:
 ``500`` (HTTP 500; with ``echo_key`` its message repeats the Authorization header), ``429`` (with ``Retry-After``), ``timeout`` (answers after
 ``stall_s`` seconds), ``reset`` (TCP reset, nothing sent) and ``truncated`` (HTTP 200
 with half a JSON body). ``kill_at`` names chat-request numbers at which the process
-``kill_pid`` is sent SIGKILL (before answering, or just after, alternately).
+``kill_pid`` is sent SIGKILL (before answering, or just after, alternately). With ``hold``
+(an Event) set as well, reaching a kill point sets ``holding`` and stalls every chat request
+until ``hold`` is set, so a test can act while the doomed process is still alive.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class FakeOpenAI:
         self.stall_s, self.retry_after = stall_s, retry_after
         self.kill_at, self.kill_pid = set(kill_at or ()), kill_pid
         self.echo_key, self.n_ctx = echo_key, n_ctx
+        self.hold: threading.Event | None = None
+        self.holding = threading.Event()
         self.calls: Counter[str] = Counter()
         self.faults_sent: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
@@ -194,6 +198,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._json(200, {"tokens": [0] * len(str(body.get("content") or "").split())})
             return self._json(404, {"error": {"message": "not found"}})
         number, fault, kill = self.fake.plan(body, {k.lower(): v for k, v in self.headers.items()})
+        if kill:
+            self.fake.holding.set()
+        if self.fake.hold is not None and self.fake.holding.is_set():
+            self.fake.hold.wait(120)
         if kill == "before":
             self.fake.kill()
             time.sleep(0.05)

@@ -1,0 +1,81 @@
+"""One redaction point for every string that reaches disk or the console.
+
+Blanked out: keys registered with :func:`register` (``--api-key`` and the like), the
+values of key-like environment variables (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+``*_PASSWORD``, read at each call), credentials a server echoes back (``Authorization:
+Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
+(``http://user:pw@host`` → ``http://[credentials]@host``). :func:`redact` works on one
+string, :func:`redact_data` on a JSON value (keys and strings, recursively).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Any
+
+KEY_MARK = "[api key]"
+CREDENTIALS_MARK = "[credentials]"
+#: Shorter values are not blanked out (they would hit ordinary words).
+MIN_SECRET = 6
+
+_SECRET_VARIABLE = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD)$", re.IGNORECASE)
+# linear patterns: possessive or bounded repeats, no nested quantifiers
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/@?#\"']{1,512}@")
+_HEADER = re.compile(
+    r"(?P<name>\b(?:(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+"
+    r"|(?:x-api-key|api-key|x-goog-api-key)\b[\"']?\s*[:=]\s*[\"']?))[^\s\"',;}]{1,4096}+",
+    re.IGNORECASE)
+# a bare "Bearer <token>": only tokens that look like keys (16+ characters, a digit among them)
+_BEARER = re.compile(r"\b(?P<scheme>bearer|basic)\s+(?P<token>[A-Za-z0-9._~+/=-]{16,4096}+)", re.IGNORECASE)
+_QUERY_KEY = re.compile(r"(?P<name>[?&](?:api[_-]?key|key|token|access_token)=)[^&\s\"']{1,4096}+", re.IGNORECASE)
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def register(*secrets: str | None) -> None:
+    """Blank these values out from now on (``None`` and very short values are ignored)."""
+    with _lock:
+        _registered.update(s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET)
+
+
+def forget_all() -> None:
+    """Drop every registered value (for tests)."""
+    with _lock:
+        _registered.clear()
+
+
+def secrets() -> list[str]:
+    """Registered and environment secrets, longest first (so a key containing another is blanked whole)."""
+    found = set(_registered)
+    for name, value in os.environ.items():
+        if len(value) >= MIN_SECRET and _SECRET_VARIABLE.search(name):
+            found.add(value)
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str) -> str:
+    """``text`` with every known secret and credential pattern blanked out."""
+    if not isinstance(text, str) or not text:
+        return text
+    for secret in secrets():
+        if secret in text:
+            text = text.replace(secret, KEY_MARK)
+    if "@" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: f"{m['scheme']}{CREDENTIALS_MARK}@", text)
+    text = _HEADER.sub(lambda m: m["name"] + KEY_MARK, text)
+    text = _BEARER.sub(lambda m: f"{m['scheme']} {KEY_MARK}" if any(c.isdigit() for c in m["token"]) else m[0], text)
+    return _QUERY_KEY.sub(lambda m: m["name"] + KEY_MARK, text)
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of a JSON value with :func:`redact` applied to every string (mapping keys too)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_data(v) for v in value]
+    return value

@@ -1,0 +1,66 @@
+"""One writer per run folder: an exclusive ``flock`` on ``DIR/.auditpacks.lock``.
+
+The lock is taken without waiting: a second run into a folder another process is
+writing fails at once, in one line naming that process's pid. The kernel releases a
+``flock`` when its holder dies (even by ``kill -9``), so a lock file left by a killed
+run is simply taken over; the pid inside it is only there for the message.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+LOCK_NAME = ".auditpacks.lock"
+
+
+class FolderBusy(Exception):
+    """Another live process holds the run folder (one line, names the folder and the pid)."""
+
+
+class FolderLock:
+    """Hold ``folder``'s lock from :meth:`acquire` until :meth:`release` (or the process ends)."""
+
+    def __init__(self, folder: str | os.PathLike) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> "FolderLock":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = _read_pid(fd)
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise FolderBusy(f"{self.folder}: cannot lock the run folder: {exc.strerror}") from None
+            who = f"process {holder}" if holder else "another process"
+            raise FolderBusy(f"{self.folder}: another run is writing this folder ({who}); wait for it to end "
+                             "or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def __enter__(self) -> "FolderLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() and len(text) < 12 else None
