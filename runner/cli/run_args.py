@@ -11,10 +11,11 @@ from auditpacks.runner.execution.config import RunConfig
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
     target.add_argument("--target", help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
-    target.add_argument("--provider", default="openai",
-                        help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
-                             "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
-                             "provider (anthropic, gemini, mistral, ...) through simpleaudit")
+    target.add_argument("--provider",
+                        help="openai (the default), vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq "
+                             "(OpenAI-compatible, our own client); ollama (native API: num_ctx fitted per prompt; "
+                             "also chosen when --base-url answers Ollama's /api/version and --provider is not "
+                             "given); any other any-llm provider (anthropic, gemini, mistral, ...) through simpleaudit")
     target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
                                            "http://localhost:11434 (--provider ollama)")
     target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
@@ -28,11 +29,21 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
                                          "(default: the pack's own grader)")
-    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
+    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist); `embedded`: the embedded "
+                                               "local model (a plumbing check, see docs/judges.md)")
     grading.add_argument("--judge-provider", default="openai")
-    grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
+    grading.add_argument("--judge-base-url", help="server for a local judge (OpenAI-compatible, or Ollama: detected)")
+    grading.add_argument("--judge-temperature", type=float, default=0.0,
+                         help="judge and auditor-model temperature (default 0)")
+    grading.add_argument("--judge-max-tokens", type=int, default=1024, help="judge reply cap (default 1024)")
+    grading.add_argument("--auditor-max-tokens", type=int, default=512,
+                         help="cap on each follow-up turn the auditor model writes (default 512)")
+    grading.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                         help="per attempt of a judge or auditor-model call (default: --timeout)")
     grading.add_argument("--max-turns", type=int, default=1, help="turns per scenario (default 1)")
-    grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
+    grading.add_argument("--auditor-model", help="model writing follow-up turns (default: the judge model; needed "
+                                                 "with --max-turns > 1 and a code judge); `embedded`: the "
+                                                 "embedded local model")
     grading.add_argument("--auditor-provider")
     grading.add_argument("--auditor-base-url")
     grading.add_argument("--grounding-mode", choices=("full", "upstream"),
@@ -94,7 +105,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if max_tokens is None and args.target is None and decision is None:
         max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
     return RunConfig(
-        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=args.base_url,
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai", base_url=args.base_url,
+        provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
+        judge_max_tokens=args.judge_max_tokens, auditor_max_tokens=args.auditor_max_tokens,
+        judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,

@@ -151,6 +151,7 @@ async def run_scenarios(
             return
         data = result.to_dict()
         turns.attach_reasoning(data["conversation"], log)
+        turns.explain_ungraded(data.get("judgment") or {}, log)
         journal.append(keys[index], scenario["name"], data)
         results[index] = data
         if progress:

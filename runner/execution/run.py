@@ -28,13 +28,16 @@ from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
+from auditpacks.judges import CODE_JUDGES
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
 from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.summary import format_summary, performance_record, run_record, summarize
-from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_slot_pinning
+from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_provider, resolve_slot_pinning
+from auditpacks.runner.targets.contract import as_run_target
+from auditpacks.runner.targets.roles import build_roles, uses_embedded
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Endpoint:
     model: str
     base_url: str | None
     embedded: bool = False
+    embedded_url: str | None = None   # the embedded model's server, when it runs (target, judge or auditor)
 
 
 @contextlib.contextmanager
@@ -50,7 +54,7 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
 
     With ``--cache-only`` the embedded model is not started: every reply comes from the cache.
     """
-    if not config.embedded or config.cache_only:
+    if not (config.embedded or uses_embedded(config)) or config.cache_only:
         yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url, embedded=config.embedded)
         return
     from auditpacks.runner.serving.embedded import EmbeddedModel
@@ -58,7 +62,12 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
     try:
         server = EmbeddedModel(ctx=config.embedded_ctx)
         with server as running:
-            yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True)
+            if config.embedded:
+                yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True,
+                               embedded_url=running.base_url)
+            else:
+                yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url,
+                               embedded_url=running.base_url)
     except RuntimeError as exc:
         raise RunError(f"embedded model: {exc}") from None
 
@@ -118,23 +127,26 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
                          preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
     if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
         check_reachable(config.base_url)
-    if hasattr(target, "prepare"):
-        return target, target.prepare().get("digest")
+    if target is not None:
+        return target, target.prepare().get("digest") or (identity or {}).get("digest")
     return target, (identity or {}).get("digest")
 
 
 async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
-                  progress: ProgressPrinter) -> Outcome:
-    """All scenarios in one event loop; the target's connections are closed inside it."""
+                  progress: ProgressPrinter, roles: Any = None) -> Outcome:
+    """All scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
         return await run_scenarios(
             engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
             retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
-            fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
+            fatal=lambda: target.fatal if target is not None else None,
+            before_group=target.prefetch if target is not None else None,
         )
     finally:
-        if hasattr(target, "aclose"):
+        if target is not None:
             await target.aclose()
+        if roles is not None:
+            await roles.aclose()
 
 
 def run(config: RunConfig) -> dict[str, Any]:
@@ -153,12 +165,14 @@ def run(config: RunConfig) -> dict[str, Any]:
     judge = judge_name(config, pack.manifest, scenarios)
     judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
     cache = open_cache(config)
+    config = resolve_provider(config, scenarios, cache)
     skipped: dict[str, int] = {}
     target, digest, runnable = None, None, assigned
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
         target, runnable, skipped = decision_target(config, assigned)
+        target = as_run_target(target)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -167,23 +181,27 @@ def run(config: RunConfig) -> dict[str, Any]:
         model = config.target if config.decision else ep.model
         if not config.decision:
             target, digest = chat_target(config, ep, cache)
-        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target)
+        roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
+                            embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
+        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target,
+                              roles=roles)
         out = Path(config.out)
         slug = model_slug(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
-            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress))
+            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     skipped.update(outcome.skipped)
-    stats = target.stats() if hasattr(target, "stats") else None
-    notes = target.notes() if hasattr(target, "notes") else None
+    stats = target.stats() if target is not None else None
+    notes = target.notes() if target is not None else None
     AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        models=roles.record(),
                         performance=performance_record(config, documents=outcome.groups, target_stats=stats),
                         summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))

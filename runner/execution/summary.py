@@ -55,7 +55,8 @@ def performance_record(config: "RunConfig", *, documents: int, target_stats: Map
 def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
                started: dt.datetime, seconds: float, embedded: bool, summary: dict[str, Any],
                fingerprint: str, digest: str | None = None, shard: dict[str, Any] | None = None,
-               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None) -> dict[str, Any]:
+               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None,
+               models: dict[str, Any] | None = None) -> dict[str, Any]:
     """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
     manifest = pack.manifest or {}
     return {
@@ -70,6 +71,7 @@ def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str |
         "embedded": embedded,
         "judge": judge,
         "judge_model": config.judge_model,
+        "models": models or {"judge": None, "auditor": None},   # judge and auditor: settings, requests, tokens
         "parameters": config.public(),
         "fingerprint": fingerprint,
         "shard": shard,
@@ -106,7 +108,7 @@ def format_summary(run: Mapping[str, Any]) -> str:
     lines = [
         f"pack        {run['pack']['name']} (sha256 {run['pack']['sha256'][:12]}…)",
         f"model       {run['model']} via {run['provider']}" + (f" at {run['base_url']}" if run.get("base_url") else ""),
-        f"judge       {run['judge']}",
+        f"judge       {run['judge']}" + _judge_model((run.get("models") or {}).get("judge")),
         f"scenarios   {s['scenarios']} run, {s['completed']} completed, {s['errors']} errors"
         + "".join(f", {n} skipped ({why})" for why, n in s["skipped"].items())
         + (f" ({s['resumed']} reused from the journal)" if s.get("resumed") else ""),
@@ -118,6 +120,13 @@ def format_summary(run: Mapping[str, Any]) -> str:
         lines.append(f"{key:<11} {_fmt(value)}")
     lines.extend(f"note        {note}" for note in s.get("notes", []))
     return "\n".join(lines)
+
+
+def _judge_model(judge: Mapping[str, Any] | None) -> str:
+    if not judge:
+        return ""
+    return (f" by {judge['model']} ({judge['provider']}; {judge['requests']} requests, {judge['cache_hits']} "
+            f"from the cache)")
 
 
 def _performance_lines(perf: Mapping[str, Any] | None) -> list[str]:

@@ -37,6 +37,7 @@ from simpleaudit.decision import public_decision, render_decision_prompt, valida
 from simpleaudit.targets import TargetResponse
 
 from auditpacks.runner.targets import turns
+from auditpacks.runner.targets.contract import RunTarget
 
 REJECTED = (400, 413, 422)
 STOP_BATCHING = (400, 422)
@@ -77,7 +78,7 @@ def answer_response(decision: Mapping[str, Any], answer: Any, usage: Mapping[str
                           decision=answer)
 
 
-class BatchedDecisionTarget:
+class BatchedDecisionTarget(RunTarget):
     """A ``DecisionTarget`` that answers a group's questions from as few requests as its limit allows."""
 
     max_turns = 1
