@@ -35,7 +35,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading.add_argument("--judge-base-url", help="server for a local judge (OpenAI-compatible, or Ollama: detected)")
     grading.add_argument("--judge-temperature", type=float, default=0.0,
                          help="judge and auditor-model temperature (default 0)")
-    grading.add_argument("--judge-max-tokens", type=int, default=1024, help="judge reply cap (default 1024)")
+    grading.add_argument("--judge-max-tokens", type=int,
+                         help="judge reply cap (default 1024; 512 for the embedded model)")
     grading.add_argument("--auditor-max-tokens", type=int, default=512,
                          help="cap on each follow-up turn the auditor model writes (default 512)")
     grading.add_argument("--judge-timeout", type=float, metavar="SECONDS",
@@ -107,7 +108,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return RunConfig(
         pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai", base_url=args.base_url,
         provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
-        judge_max_tokens=args.judge_max_tokens, auditor_max_tokens=args.auditor_max_tokens,
+        judge_max_tokens=args.judge_max_tokens or (512 if args.judge_model == "embedded" else 1024), auditor_max_tokens=args.auditor_max_tokens,
         judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
