@@ -20,7 +20,7 @@ pytestmark = pytest.mark.model
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LADDER = {"pass", "low", "medium", "high", "critical"}
-QUICK = ["--max-tokens", "48", "--judge-max-tokens", "384", "--quiet"]
+QUICK = ["--max-tokens", "32", "--judge-max-tokens", "256", "--quiet"]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
         run = run_file(out, "smollm2")
         judge = run["models"]["judge"]
         assert (judge["model"], judge["provider"], judge["temperature"], judge["max_tokens"]) == \
-            ("smollm2", "embedded", 0.0, 384)
+            ("smollm2", "embedded", 0.0, 256)
         assert judge["requests"] == 2 and judge["cache_hits"] == 0 and judge["input_tokens"] > 0
         assert run["summary"]["tokens"]["judge_input"] == judge["input_tokens"]
     # judge requests carried the checklist schema, temperature 0 and the output cap
@@ -70,7 +70,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
         params = key["params"]
         assert params["response_format"]["type"] == "json_schema"
         assert "checklist" in params["response_format"]["json_schema"]["schema"]["properties"]
-        assert params["temperature"] == 0.0 and params["max_tokens"] == 384
+        assert params["temperature"] == 0.0 and params["max_tokens"] == 256
 
     warm = tmp_path / "warm"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "2", "--judge", "checklist", "--judge-model",
@@ -84,7 +84,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
 def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
     out = tmp_path / "turns"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--judge", "checklist", "--judge-model",
-                 "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "48",
+                 "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "32",
                  "--out", str(out), *QUICK]) == 0
     (result,) = results(out, "smollm2")
     assert result["severity"] != "ERROR", result["judgment"]
@@ -93,7 +93,7 @@ def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
     assert graded_or_explained(result)
     run = run_file(out, "smollm2")
     auditor = run["models"]["auditor"]
-    assert (auditor["model"], auditor["requests"], auditor["max_tokens"]) == ("smollm2", 1, 48)
+    assert (auditor["model"], auditor["requests"], auditor["max_tokens"]) == ("smollm2", 1, 32)
     assert run["summary"]["tokens"]["auditor_output"] > 0 and run["parameters"]["max_turns"] == 2
 
 
