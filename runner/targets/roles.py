@@ -95,6 +95,10 @@ def _client(role: str, config: RunConfig, model: str, provider: str, base_url: s
     else:
         from auditpacks.runner.targets.anyllm_api import AnyLLMApi
 
+        variable = providers.provider(provider).key_variable
+        if not key and variable and not base_url and not (cache is not None and cache.only):
+            raise RunError(f"{role} provider {provider!r} needs a key: ${variable}")
+
         api = AnyLLMApi(provider, model=model, base_url=base_url, api_key=key, policy=policy, cache=cache)
     return ModelClient(api, RoleSettings(model=model, provider=provider, base_url=_public(base_url), **settings))
 
