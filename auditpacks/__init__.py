@@ -6,7 +6,8 @@ The public API (``build``, ``run``, ``score``, ``export``) is imported on first 
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("auditpacks")

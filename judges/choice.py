@@ -16,10 +16,10 @@ import re
 from collections import Counter
 from typing import Any, Mapping
 
-from simpleaudit.judges.choice_match import grade_choice_match
-from simpleaudit.model_auditor import ModelAuditor
-
 from auditpacks.judges.base import code_judge
+from simpleaudit.judges.choice_match import grade_choice_match
+
+from auditpacks.core.reasoning import strip_reasoning
 
 #: Methods, from the most literal to the most lenient reading.
 METHODS = ("decision", "plain", "markdown", "parentheses", "numbered", "label", "phrase")
@@ -44,7 +44,7 @@ _ALTERNATIVE = re.compile(r"^\s*(?:/|\\|\||,|&|\bor\b|\band\b|\bvs\.?)\s*", re.I
 
 def parse_choice_strict(text: str, criteria: Mapping[str, Any]) -> tuple[str | None, str]:
     """``(option key or None, method)`` for a chat reply; see ``METHODS`` and ``NO_CHOICE``."""
-    lines = [line for line in ModelAuditor.strip_thinking(text or "").splitlines() if line.strip()]
+    lines = [line for line in strip_reasoning(text or "").splitlines() if line.strip()]
     if not lines:
         return None, "empty"
     line, cleaned = _clean(lines[0])

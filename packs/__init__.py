@@ -1,11 +1,5 @@
-"""Builders that turn legal-AI benchmarks into SimpleAudit scenario packs.
+"""Builders that turn legal-AI benchmarks into SimpleAudit scenario packs, and the pack model they share.
 
-Each builder module exposes ``add_arguments(parser)`` and ``build(args) -> Path``;
-``BUILDERS`` maps the benchmark name used on the command line to its module.
+One subpackage per benchmark (``jacite``, ``iustitia``, ``icj``); each is registered in
+:mod:`auditpacks.core.registry`.
 """
-
-BUILDERS = {
-    "jacite": "auditpacks.packs.jacite.builder",
-    "iustitia": "auditpacks.packs.iustitia.builder",
-    "icj": "auditpacks.packs.icj.builder",
-}

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
-    from auditpacks.core.errors import PackError
+    from auditpacks.core.errors import PackError, fail
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
@@ -93,16 +93,14 @@ def main(argv: list[str] | None = None) -> int:
             args.pack = local_pack(args.smoke) or card_pack(args.smoke)
             print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
     except PackError as exc:
-        print(f"run_simpleaudit: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     from auditpacks.runner.cli.main import USER_ERRORS
     from auditpacks.runner.execution.run import print_summary, run
 
     try:
         print_summary(run(config_from_args(args)))
     except USER_ERRORS as exc:
-        print(f"run_simpleaudit: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     return 0
 
 

@@ -9,15 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from auditpacks.packs import BUILDERS
-
-from auditpacks.packs.icj import builder as icj
 from auditpacks.packs.checks import ERROR, check_pack
 from auditpacks.packs.codebook import section
-from auditpacks.core.errors import PackError
+from auditpacks.packs.icj import builder as icj
 from auditpacks.packs.pack import load_pack
 from auditpacks.packs.sources import Source
+
+from auditpacks.core.errors import PackError
+from auditpacks.core.registry import BENCHMARKS
 
 FIX = Path(__file__).parent / "fixtures" / "icj"
 SYSTEM = (FIX / "protocol" / "system_prompt.txt").read_text().strip()
@@ -35,7 +34,7 @@ def pack(tmp_path_factory):
 
 
 def test_registered():
-    assert BUILDERS["icj"] == "auditpacks.packs.icj.builder"
+    assert BENCHMARKS["icj"].builder == "auditpacks.packs.icj.builder"
 
 
 def test_pack_passes_checks(pack):

@@ -6,9 +6,15 @@ import importlib
 import json
 
 import pytest
+from auditpacks.judges.icj.citations import (
+    citation_verdict,
+    headline,
+    make_judge,
+    parse_prediction,
+)
 
-from auditpacks.judges import JUDGES
-from auditpacks.judges.icj.citations import citation_verdict, headline, make_judge, parse_prediction, strip_reasoning
+from auditpacks.core.reasoning import strip_reasoning
+from auditpacks.core.registry import JUDGES
 
 ANSWER = '{"citation_case_ids": ["001"], "citation_provision_keys": ["statute:article_53"], ' \
          '"citation_resolution_symbols": ["S/RES/242 (1967)"]}'

@@ -10,6 +10,7 @@ import pytest
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.judges.icj import export as icj_export
+from auditpacks.runner.cli.main import main as cli
 from auditpacks.judges.icj.citations import headline, make_judge
 from auditpacks.core.io import read_jsonl
 from auditpacks.judges.icj.score import score_files
@@ -75,9 +76,8 @@ def run_dir(tmp_path, pack):
 
 
 def export(*argv):
-    parser = argparse.ArgumentParser()
-    icj_export.add_arguments(parser)
-    return icj_export.main(parser.parse_args([str(a) for a in argv]))
+    """``auditpacks export icj ARGV``: the exit code (errors are reported by the command, as users see them)."""
+    return cli(["export", "icj", *map(str, argv)])
 
 
 def test_round_trip_scores_by_hand(run_dir, pack):

@@ -222,7 +222,10 @@ def test_cli_prints_json_without_out(capsys):
 
 def test_cli_error_is_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "scores.json"
-    assert icj_score.main(_args(pred=FIX / "bad" / "duplicate.jsonl", out=out)) == 2
+    from auditpacks.runner.cli.main import main as cli
+
+    assert cli(["score", "icj", "--pred", str(FIX / "bad" / "duplicate.jsonl"), "--test", str(FIX / "data" / "test.jsonl"),
+                "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: duplicate.jsonl line 6") and err.count("\n") == 1
+    assert err.startswith("auditpacks: error: duplicate.jsonl line 6") and err.count("\n") == 1
     assert not out.exists() and list(tmp_path.iterdir()) == []

@@ -9,7 +9,7 @@ from simpleaudit import AuditResults, ModelAuditor
 from auditpacks.runner.execution.retry import RetryPolicy
 from auditpacks.runner.targets.messages import stock_messages
 from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
-from auditpacks.runner.targets.turns import split_reasoning
+from auditpacks.core.reasoning import split_reasoning
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_here
 from tests.support.tiny_pack import tiny_scenario, write_pack

@@ -19,29 +19,21 @@ from typing import Any, Iterable, Mapping
 
 from auditpacks.judges.base import code_judge, designed_severity, last_reply
 from auditpacks.judges.icj.score import prf
-from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, normalise_case_id
+from auditpacks.packs.icj.targets import (
+    FAMILIES,
+    GOLD_FIELDS,
+    PRED_FIELDS,
+    normalise_case_id,
+)
+
+from auditpacks.core.reasoning import strip_reasoning
 
 NAME = "citations"
 #: Used when the pack manifest records no ``grading.pass_f1`` (the builder copies codebook.yaml's value).
 DEFAULT_PASS_F1 = 0.5
 EMPTY_ANSWER_HINT = "Reply with one JSON object holding the three citation lists."
 
-_THINK_BLOCK = re.compile(r"<\s*(think|thinking)\s*>.*?<\s*/\s*\1\s*>", re.I | re.S)
-_THINK_OPEN = re.compile(r"<\s*(think|thinking)\s*>", re.I)
-_THINK_CLOSE = re.compile(r"<\s*/\s*(think|thinking)\s*>", re.I)
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
-
-
-def strip_reasoning(text: str) -> str:
-    """Drop ``<think>`` blocks, anything before an orphan closing tag and anything after an unclosed one."""
-    text = _THINK_BLOCK.sub("", text)
-    close = _THINK_CLOSE.search(text)
-    if close:
-        text = text[close.end():]
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        text = text[: opened.start()]
-    return text.strip()
 
 
 def _objects(text: str) -> Iterable[dict]:

@@ -20,11 +20,11 @@ from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import parse_prediction
-from auditpacks.core.io import atomic_write_text
-from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 from auditpacks.packs.icj.builder import parse_scenario_name
+from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
+
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import read_json
+from auditpacks.core.io import atomic_write_text, read_json
 
 DEFAULT_CONDITION = "parametric"
 
@@ -108,23 +108,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        results = read_json(args.results, "results file")
-        run_path = args.run or args.results.with_name(args.results.name.removesuffix(".json") + ".run.json")
-        run = read_json(run_path, "run file") if args.run or run_path.is_file() else None
-        model, rnd = run_settings(run, run_path.name)
-        model = args.model_id or model
-        if not model:
-            raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
-        if args.round is not None and args.round < 1:
-            raise PackError(f"--round {args.round}: must be at least 1")
-        records, skipped = export_records(
-            results, model_id=model, rnd=args.round or rnd, condition=args.condition,
-            errors_as_empty=args.errors_as_empty, source=args.results.name,
-        )
-    except PackError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    results = read_json(args.results, "results file")
+    run_path = args.run or args.results.with_name(args.results.name.removesuffix(".json") + ".run.json")
+    run = read_json(run_path, "run file") if args.run or run_path.is_file() else None
+    model, rnd = run_settings(run, run_path.name)
+    model = args.model_id or model
+    if not model:
+        raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
+    if args.round is not None and args.round < 1:
+        raise PackError(f"--round {args.round}: must be at least 1")
+    records, skipped = export_records(
+        results, model_id=model, rnd=args.round or rnd, condition=args.condition,
+        errors_as_empty=args.errors_as_empty, source=args.results.name,
+    )
     atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     print(f"wrote {len(records)} prediction records to {args.out}")
     if skipped:

@@ -17,14 +17,23 @@ import argparse
 import json
 import math
 import os
-import sys
 from collections import Counter
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
+from auditpacks.packs.icj.targets import (
+    FAMILIES,
+    PRED_FIELDS,
+    Target,
+    case_id_set,
+    load_targets,
+    required_str,
+    string_list,
+    validation_status,
+)
+
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import atomic_write_text, read_jsonl
-from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS, Target, case_id_set, load_targets, required_str, string_list, validation_status
 
 METRICS = ("precision", "recall", "f1")
 
@@ -181,11 +190,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        scores = score_files(args.pred, args.test, args.allow_partial)
-    except FormatError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    scores = score_files(args.pred, args.test, args.allow_partial)
     if not args.out:
         print(json.dumps(scores, indent=2))
         return 0

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from auditpacks.runner.execution.config import RunConfig
 
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
@@ -23,8 +25,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
                         help="run a decision model through the System One protocol")
     target.add_argument("--decision-url", help="any System One endpoint (implies --decision url)")
-    target.add_argument("--max-options", type=int, default=26,
-                        help="option limit of the decision endpoint; larger questions are skipped (default 26)")
+    target.add_argument("--max-options", type=int, default=MAX_OPTIONS,
+                        help="option limit of the decision endpoint; larger questions are skipped (default %(default)s)")
 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
@@ -63,7 +65,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--max-tokens", type=int, help="output budget per reply")
     execution.add_argument("--concurrency", type=int, default=1,
                            help="workers, each running whole documents one after another (default 1)")
-    execution.add_argument("--timeout", type=float, default=600.0, help="seconds per model call attempt (default 600)")
+    execution.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds per model call attempt (default %(default)s)")
     execution.add_argument("--max-retries", type=int, default=2,
                            help="retries per model call: at most N+1 requests (default 2)")
     execution.add_argument("--retry-backoff", type=float, default=0.5, metavar="SECONDS",
@@ -92,8 +94,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--slot-pinning", action=argparse.BooleanOptionalAction, default=None,
                        help="send llama.cpp's id_slot so each worker keeps its document in one server slot "
                             "(default: on for the embedded model and --provider llamacpp only)")
-    speed.add_argument("--batch-questions", type=int, default=64, metavar="N",
-                       help="decision runs: questions on one state per System One request (default 64; 1: one "
+    speed.add_argument("--batch-questions", type=int, default=MAX_QUESTIONS, metavar="N",
+                       help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
     if pack_required:
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")

@@ -10,10 +10,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.core.errors import UserError
+
 EMBEDDED_MODEL = "smollm2"
 
 
-class RunError(Exception):
+class RunError(UserError):
     """A run that cannot start or finish; the message is one line naming what is wrong."""
 
 
@@ -31,7 +34,7 @@ class RunConfig:
     system_prompt: str | None = None
     decision: str | None = None          # ollama | openrouter | url
     decision_url: str | None = None
-    max_options: int | None = 26
+    max_options: int | None = MAX_OPTIONS
     # grading
     judge: str | None = None
     judge_model: str | None = None
@@ -56,7 +59,7 @@ class RunConfig:
     temperature: float = 0.0
     max_tokens: int | None = None
     concurrency: int = 1
-    timeout: float = 600.0
+    timeout: float = TIMEOUT_S
     max_retries: int = 2
     retry_backoff: float = 0.5
     resume: bool = True
@@ -69,7 +72,7 @@ class RunConfig:
     # performance
     prompt_order: str | None = "auto"   # auto | document-first | stock (None: a decision run, no chat prompt)
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
-    batch_questions: int = 64           # decision questions per System One request (1: no batching)
+    batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
 
     @property

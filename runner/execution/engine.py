@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Mapping
 
-from auditpacks.judges import CODE_JUDGES, JUDGES
+from auditpacks.core.registry import CODE_JUDGES, JUDGES
 from auditpacks.runner.execution.config import RunConfig, RunError
 from auditpacks.runner.targets import providers
 

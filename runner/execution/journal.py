@@ -22,8 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.errors import UserError
 
-class JournalError(Exception):
+
+class JournalError(UserError):
     """A journal that cannot be used for this run (one line, names the file)."""
 
 

@@ -28,7 +28,7 @@ from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
-from auditpacks.judges import CODE_JUDGES
+from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
 from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
@@ -207,6 +207,11 @@ def run(config: RunConfig) -> dict[str, Any]:
                                           skipped=skipped, resumed=outcome.resumed, notes=notes))
     atomic_write_json(out / f"{slug}.run.json", record)
     return record
+
+
+def results_path(config: RunConfig, record: dict[str, Any]) -> Path:
+    """Where the run's AuditResults file is: ``<out>/<model>.json``."""
+    return Path(config.out) / f"{model_slug(record['model'])}.json"
 
 
 def headline(judge: str, outcome: Outcome) -> dict[str, Any]:

@@ -22,8 +22,17 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from auditpacks.runner.serving.loopback import LoopbackServer
-from auditpacks.runner.serving.systemone import (MAX_QUESTIONS, ChoiceQuestion, SystemOneError, choice_answer, decision_response,
-                              label_probabilities, parse_request, question_count)
+from auditpacks.runner.serving.systemone import (
+    ChoiceQuestion,
+    SystemOneError,
+    choice_answer,
+    decision_response,
+    label_probabilities,
+    parse_request,
+    question_count,
+)
+
+from auditpacks.core.defaults import MAX_QUESTIONS
 
 DECISION_PATHS = ("/v1/systemone", "/v1/decisions")
 DEFAULT_PORT = 11435

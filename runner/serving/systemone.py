@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-MAX_QUESTIONS = 64
+from auditpacks.core.defaults import MAX_QUESTIONS
+
 MIN_OPTIONS, MAX_OPTIONS = 2, 255
 PROBABILITY_DECIMALS = 4
 SUM_TOLERANCE = 0.02

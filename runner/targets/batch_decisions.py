@@ -32,14 +32,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from auditpacks.runner.targets import turns
 from simpleaudit import DecisionTarget
-from simpleaudit.decision import public_decision, render_decision_prompt, validate_decision
+from simpleaudit.decision import (
+    public_decision,
+    render_decision_prompt,
+    validate_decision,
+)
 from simpleaudit.targets import TargetResponse
 
-from auditpacks.runner.targets import turns
+from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.runner.targets.contract import RunTarget
 
-REJECTED = (400, 413, 422)
 STOP_BATCHING = (400, 422)
 
 
@@ -83,7 +87,7 @@ class BatchedDecisionTarget(RunTarget):
 
     max_turns = 1
 
-    def __init__(self, inner: DecisionTarget, *, batch_questions: int = 64) -> None:
+    def __init__(self, inner: DecisionTarget, *, batch_questions: int = MAX_QUESTIONS) -> None:
         if batch_questions < 2:
             raise ValueError(f"batch_questions must be at least 2 to batch, got {batch_questions}")
         self.inner, self.batch_questions, self.enabled = inner, batch_questions, True

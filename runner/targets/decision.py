@@ -16,10 +16,15 @@ import re
 from typing import Any, Mapping
 
 from simpleaudit import DecisionTarget
-from simpleaudit.decision import public_decision, render_decision_prompt, validate_decision
+from simpleaudit.decision import (
+    public_decision,
+    render_decision_prompt,
+    validate_decision,
+)
+
+from auditpacks.core.defaults import MAX_OPTIONS
 
 KINDS = ("ollama", "openrouter", "url")
-DEFAULT_MAX_OPTIONS = 26
 OLLAMA_BASE_URL = "http://localhost:11434"
 
 
@@ -28,7 +33,7 @@ class DecisionSetupError(ValueError):
 
 
 def make_decision_target(kind: str, model: str, *, base_url: str | None = None, url: str | None = None,
-                         api_key: str | None = None, max_options: int | None = DEFAULT_MAX_OPTIONS,
+                         api_key: str | None = None, max_options: int | None = MAX_OPTIONS,
                          timeout: float = 300.0) -> DecisionTarget:
     """A ``DecisionTarget`` for ``--decision ollama|openrouter`` or ``--decision-url URL`` (kind ``url``)."""
     if not model:
@@ -106,7 +111,7 @@ _ADVICE = (
 )
 
 
-def explain_decision_error(error: str, *, max_options: int | None = DEFAULT_MAX_OPTIONS) -> str:
+def explain_decision_error(error: str, *, max_options: int | None = MAX_OPTIONS) -> str:
     """A DecisionTarget error message with what to do about it appended (unchanged when unknown)."""
     for pattern, advice in _ADVICE:
         if re.search(pattern, error, re.IGNORECASE):

@@ -17,14 +17,15 @@ import asyncio
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
-from simpleaudit.targets import TargetContext, TargetResponse
-
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
 from auditpacks.runner.targets import slots, turns
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.messages import LAYOUTS, STOCK
-from auditpacks.runner.targets.turns import record_reasoning, split_reasoning
+from auditpacks.runner.targets.turns import record_reasoning
+from simpleaudit.targets import TargetContext, TargetResponse
+
+from auditpacks.core.reasoning import split_reasoning
 
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
 

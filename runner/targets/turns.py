@@ -13,15 +13,9 @@ answers fetched ahead in a batch) and which executor worker runs it (for slot pi
 from __future__ import annotations
 
 import contextvars
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from simpleaudit.model_auditor import ModelAuditor
-
-_THINK = re.compile(r"(?is)<\s*(think|thinking)\s*>(.*?)<\s*/\s*(?:think|thinking)\s*>")
-_OPEN = re.compile(r"(?is)<\s*(think|thinking)\s*>")
-_CLOSE = re.compile(r"(?is)<\s*/\s*(think|thinking)\s*>")
 
 
 @dataclass
@@ -76,27 +70,6 @@ def record_oversize(reason: str) -> None:
     log = _current.get()
     if log is not None:
         log.oversize = reason
-
-
-def split_reasoning(text: str) -> tuple[str, str | None]:
-    """(answer, reasoning): the answer exactly as simpleaudit would store it, and what it strips.
-
-    Reasoning is the inside of complete ``<think>``/``<thinking>`` blocks, everything before
-    an orphan closing tag (a template that pre-fills the opening tag) and everything after
-    an unclosed opening tag.
-    """
-    answer = ModelAuditor.strip_thinking(text)
-    pieces = [m.group(2).strip() for m in _THINK.finditer(text)]
-    rest = _THINK.sub("", text)
-    close = _CLOSE.search(rest)
-    if close and not _OPEN.search(rest[: close.start()]):
-        pieces.append(rest[: close.start()].strip())
-        rest = rest[close.end():]
-    dangling = _OPEN.search(rest)
-    if dangling:
-        pieces.append(rest[dangling.end():].strip())
-    reasoning = "\n\n".join(p for p in pieces if p)
-    return answer, reasoning or None
 
 
 def attach_reasoning(conversation: list[dict[str, Any]], log: ScenarioLog) -> None:
