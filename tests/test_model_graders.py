@@ -24,7 +24,8 @@ QUICK = ["--max-tokens", "32", "--judge-max-tokens", "256", "--quiet"]
 
 
 @pytest.fixture(scope="module")
-def packs(tmp_path_factory) -> dict[str, Path]:
+def packs(tmp_path_factory, embedded_model) -> dict[str, Path]:
+    """The bundled jacite pack and the fixture Iustitia smoke pack (skipped, as every model test, without the model)."""
     folder = tmp_path_factory.mktemp("packs")
     built = {"jacite": folder / "jacite.json", "iustitia": folder / "iustitia.json"}
     assert main(["build", "jacite", "--out", str(built["jacite"])]) == 0
