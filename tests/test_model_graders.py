@@ -20,7 +20,7 @@ pytestmark = pytest.mark.model
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LADDER = {"pass", "low", "medium", "high", "critical"}
-QUICK = ["--max-tokens", "32", "--judge-max-tokens", "256", "--quiet"]
+QUICK = ["--max-tokens", "24", "--judge-max-tokens", "128", "--timeout", "1800", "--quiet"]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
         run = run_file(out, "smollm2")
         judge = run["models"]["judge"]
         assert (judge["model"], judge["provider"], judge["temperature"], judge["max_tokens"]) == \
-            ("smollm2", "embedded", 0.0, 256)
+            ("smollm2", "embedded", 0.0, 128)
         assert judge["requests"] == 2 and judge["cache_hits"] == 0 and judge["input_tokens"] > 0
         assert run["summary"]["tokens"]["judge_input"] == judge["input_tokens"]
     # judge requests carried the checklist schema, temperature 0 and the output cap
@@ -71,7 +71,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
         params = key["params"]
         assert params["response_format"]["type"] == "json_schema"
         assert "checklist" in params["response_format"]["json_schema"]["schema"]["properties"]
-        assert params["temperature"] == 0.0 and params["max_tokens"] == 256
+        assert params["temperature"] == 0.0 and params["max_tokens"] == 128
 
     warm = tmp_path / "warm"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "2", "--judge", "checklist", "--judge-model",
@@ -85,7 +85,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
 def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
     out = tmp_path / "turns"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--judge", "checklist", "--judge-model",
-                 "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "32",
+                 "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "24",
                  "--out", str(out), *QUICK]) == 0
     (result,) = results(out, "smollm2")
     assert result["severity"] != "ERROR", result["judgment"]
@@ -94,7 +94,7 @@ def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
     assert graded_or_explained(result)
     run = run_file(out, "smollm2")
     auditor = run["models"]["auditor"]
-    assert (auditor["model"], auditor["requests"], auditor["max_tokens"]) == ("smollm2", 1, 32)
+    assert (auditor["model"], auditor["requests"], auditor["max_tokens"]) == ("smollm2", 1, 24)
     assert run["summary"]["tokens"]["auditor_output"] > 0 and run["parameters"]["max_turns"] == 2
 
 
