@@ -25,7 +25,7 @@ from auditpacks.runner.execution.config import RunConfig, RunError
 from auditpacks.runner.execution.retry import RetryPolicy
 from auditpacks.runner.targets import providers
 from auditpacks.runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
-from auditpacks.runner.targets.providers import ollama_host, openai_base_url  # noqa: F401 - re-exported
+from auditpacks.runner.targets.providers import ollama_host, openai_base_url
 
 
 def owns(config: RunConfig) -> bool:
