@@ -3,7 +3,7 @@
     import auditpacks
     pack = auditpacks.build("jacite", out="jacite.json", limit=20)
     results, record = auditpacks.run(pack, smoke=True)          # the embedded model
-    print(results.score, record["summary"]["headline"])
+    print(results.score, record.summary.headline)
 
 Options are the command's flags with ``_`` for ``-`` (``per_question=1`` is ``--per-question 1``);
 an unknown option raises :class:`auditpacks.core.errors.UserError`.
@@ -56,7 +56,8 @@ def build(benchmark: str, out: str | Path, **options: Any) -> Path:
 
 
 def run(pack: str | Path, **options: Any):
-    """Run ``pack`` (no ``target``: the embedded model) and return ``(AuditResults, run record)``."""
+    """Run ``pack`` (no ``target``: the embedded model) and return ``(AuditResults, RunRecord)`` (round 1's
+    results; the record lists every round's file)."""
     from simpleaudit import AuditResults
 
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args

@@ -17,6 +17,7 @@ line saying what to do. Same code as ``auditpacks run``; results go to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -94,14 +95,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
     except PackError as exc:
         return fail(exc)
-    from auditpacks.runner.cli.main import USER_ERRORS
-    from auditpacks.runner.execution.run import print_summary, run
+    from auditpacks.runner.cli.main import USER_ERRORS, report_run
+    from auditpacks.runner.execution.run import run
 
     try:
-        print_summary(run(config_from_args(args)))
+        with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter
+            record = run(config_from_args(args))
     except USER_ERRORS as exc:
         return fail(exc)
-    return 0
+    return report_run(record, as_json=False)
 
 
 if __name__ == "__main__":

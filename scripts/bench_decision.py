@@ -93,7 +93,7 @@ def run_once(pack: Path, out: Path, batch: int) -> tuple[dict[str, Any], Counter
     with EmbeddedModel() as model, CountingServer(model.base_url, model=model.model) as server:
         record = run(RunConfig(pack=pack, out=out / f"batch{batch}", target=model.model, decision="url",
                                decision_url=server.url + "/v1/systemone", batch_questions=batch, resume=False,
-                               show_progress=False))
+                               show_progress=False)).to_dict()
         calls = Counter(server.states)
     stored = json.loads((out / f"batch{batch}" / f"{model.model}.json").read_text(encoding="utf-8"))["results"]
     chosen = {r["scenario_name"]: (r["conversation"][-1].get("decision") or {}).get("choice") for r in stored}

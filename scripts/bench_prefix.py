@@ -117,7 +117,7 @@ def unique_bound(root: str, scenarios: list[dict[str, Any]]) -> int:
 
 def run_once(pack: Path, out: Path, order: str, max_tokens: int) -> dict[str, Any]:
     record = run(RunConfig(pack=pack, out=out / order, prompt_order=order, max_tokens=max_tokens, resume=False,
-                           show_progress=False))
+                           show_progress=False)).to_dict()
     tokens = record["performance"]["server_prompt_tokens"] or {}
     return {"seconds": record["seconds"], "prompt_n": tokens.get("prompt_n", 0), "cache_n": tokens.get("cache_n", 0),
             "requests": tokens.get("requests", 0), "completed": record["summary"]["completed"]}

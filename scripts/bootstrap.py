@@ -5,11 +5,14 @@
     python3 scripts/bootstrap.py test    # run the test suite (the embedded model included)
 
 The environment lives in .venv (created once, then reused); set AUDITPACKS_VENV to put it elsewhere.
+The report's browser test needs Chromium: on Debian or Ubuntu, ``test`` installs the ``chromium``
+package with apt-get when no chromium is on the PATH (as root, else through sudo).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -42,6 +45,16 @@ def setup() -> None:
     STAMP.write_bytes(pyproject)
 
 
+def ensure_chromium() -> None:
+    """Debian's chromium for the report's headless-browser test, when missing and apt-get is there."""
+    if shutil.which("chromium") or shutil.which("chromium-browser") or not shutil.which("apt-get"):
+        return
+    sudo = [] if os.name != "posix" or os.geteuid() == 0 else ["sudo"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    sh(*sudo, "apt-get", "update", "-qq", env=env)
+    sh(*sudo, "apt-get", "install", "-y", "-qq", "chromium", env=env)
+
+
 def demo() -> None:
     cli = bin_path("auditpacks")
     pack = ROOT / "results" / "packs" / "jacite.json"
@@ -51,6 +64,7 @@ def demo() -> None:
 
 
 def test(extra: list[str]) -> None:
+    ensure_chromium()
     env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1"}
     sh(bin_path("python"), "-m", "pytest", "-q", *extra, env=env)
 

@@ -20,9 +20,9 @@ def test_build_run_export_score_icj(tmp_path, embedded_model):
     assert pack == tmp_path / "icj.json" and pack.is_file()
     results, record = auditpacks.run(pack, target="smollm2", base_url=embedded_model.base_url, out=tmp_path / "results",
                                      max_tokens=64, quiet=True)
-    assert len(results) == 2 == record["summary"]["scenarios"]
+    assert len(results) == 2 == record.summary.scenarios
     assert all(r.severity != "ERROR" for r in results), [r.judgment for r in results]
-    assert record["model"] == "smollm2"
+    assert record.model == "smollm2"
     predictions = auditpacks.export("icj", tmp_path / "results" / "smollm2.json", tmp_path / "pred.jsonl")
     rows = [json.loads(line) for line in predictions.read_text().splitlines()]
     assert len(rows) == 2 and {r["model_id"] for r in rows} == {"smollm2"}

@@ -39,7 +39,7 @@ def test_smoke_run_against_a_running_server(pack, tmp_path, embedded_model, caps
                  embedded_model.base_url, "--max-tokens", "48", "--out", str(out), "--quiet"])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "pack        jacite.json" in printed and "judge       grounding" in printed
+    assert "jacite.json (sha256" in printed and "judge grounding" in printed and "invented rate" in printed
     run = check_run(out, pack, "smollm2")
     assert run["base_url"] == embedded_model.base_url and not run["embedded"]
 

@@ -13,6 +13,7 @@ from auditpacks.judges.icj import export as icj_export
 from auditpacks.runner.cli.main import main as cli
 from auditpacks.judges.icj.citations import headline, make_judge
 from auditpacks.core.io import read_jsonl
+from auditpacks.core.record import PackRef, Round, RunRecord
 from auditpacks.judges.icj.score import score_files
 from auditpacks.packs.icj import builder as icj
 from auditpacks.core.errors import PackError
@@ -69,9 +70,9 @@ def run_dir(tmp_path, pack):
     judge = make_judge(pack.manifest)
     AuditResults([audit_result(s, r, judge) for s, r in zip(pack.scenarios, REPLIES)]).save(
         str(tmp_path / "smollm2.json"))
-    run = {"model": "smollm2", "provider": "openai", "pack": {"name": pack.name, "sha256": pack.sha256},
-           "judge": "citations", "parameters": {"temperature": 0}, "repeat": 1}
-    (tmp_path / "smollm2.run.json").write_text(json.dumps(run))
+    RunRecord(model="smollm2", provider="openai", pack=PackRef(name=pack.name, sha256=pack.sha256),
+              judge="citations", fingerprint="f", parameters={"temperature": 0},
+              rounds=[Round(round=1, seed=0, results="smollm2.json")]).save(tmp_path / "smollm2.run.json")
     return tmp_path
 
 
@@ -158,4 +159,25 @@ def test_needs_a_model_id(tmp_path, run_dir, capsys):
     assert "no model id; pass --model-id" in capsys.readouterr().err and not out.exists()
     (run_dir / "other.run.json").write_text(json.dumps({"model": "x", "repeat": "2"}))
     assert export(run_dir / "smollm2.json", "--run", run_dir / "other.run.json", "--out", out) == 2
-    assert "other.run.json: field repeat is '2', not a positive integer" in capsys.readouterr().err
+    assert "other.run.json: a run record from before record_version" in capsys.readouterr().err
+
+
+EMPTY = '{"citation_case_ids": [], "citation_provision_keys": [], "citation_resolution_symbols": []}'
+
+
+def test_a_repeated_run_exports_every_round_and_scores_mean_and_sample_sd(run_dir, pack):
+    """Round 1 gives case-id F1 6/11 (see the round trip above); round 2 cites nothing, F1 0."""
+    judge = make_judge(pack.manifest)
+    AuditResults([audit_result(s, EMPTY, judge) for s in pack.scenarios]).save(str(run_dir / "smollm2.round2.json"))
+    record = RunRecord.load(run_dir / "smollm2.run.json")
+    record.repeats, record.rounds = 2, record.rounds + [Round(round=2, seed=1, results="smollm2.round2.json")]
+    record.save(run_dir / "smollm2.run.json")
+    out = run_dir / "rounds.jsonl"
+    assert export(run_dir / "smollm2.round2.json", "--out", out) == 0  # either round's file names the run
+    records = [r for _, r in read_jsonl(out)]
+    assert [r["round"] for r in records] == [1] * 5 + [2] * 5
+    f1 = score_files(out, TEST)["results"]["smollm2"]["parametric"]["case_ids"]["f1"]
+    assert f1["per_round"] == [6 / 11, 0.0]
+    assert f1["mean"] == pytest.approx(3 / 11) and f1["std"] == pytest.approx((6 / 11) / 2 ** 0.5)
+    assert export(run_dir / "smollm2.round2.json", "--round", "2", "--out", out) == 0  # one file, as round 2
+    assert {r["round"] for _, r in read_jsonl(out)} == {2} and len(read_jsonl(out)) == 5

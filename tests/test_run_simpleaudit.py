@@ -38,8 +38,8 @@ def test_smoke_on_a_local_pack_writes_results_like_the_card(tmp_path, embedded_m
     done = script("--smoke", "--pack", str(pack), "--target", "smollm2", "--base-url", embedded_model.base_url,
                   "--api-key", "local", "--max-tokens", "16", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "judge       grounding" in done.stdout
-    saved = json.loads((tmp_path / "results" / "smollm2.json").read_text())
+    assert "judge grounding" in done.stdout
+    saved = json.loads((tmp_path / "results" / "jacite" / "smollm2.json").read_text())
     assert len(saved["results"]) == 3
 
 

@@ -50,7 +50,7 @@ def test_cache_only_miss_is_that_scenarios_error(tmp_path):
     with FakeOpenAI() as server:
         assert run_here(pack, tmp_path / "live", server.base_url, "--cache", str(cache)) == 0
     url = dead_url()  # another base URL is another key: every scenario misses, and no server is asked
-    assert run_here(pack, tmp_path / "gone", url, "--cache", str(cache), "--cache-only") == 0
+    assert run_here(pack, tmp_path / "gone", url, "--cache", str(cache), "--cache-only") == 3  # all ERROR
     missed = results(tmp_path / "gone")
     assert all(r["severity"] == "ERROR" for r in missed)
     assert "no cached reply for this request in cache/ (--cache-only" in missed[0]["judgment"]["error"]

@@ -54,7 +54,7 @@ def write_scenarios(path: Path, scenarios: list[dict]) -> Path:
 def test_a_prompt_longer_than_the_context_is_refused_or_skipped(tmp_path, small_ollama):
     write_scenarios(tmp_path / "long.json", [tiny_scenario(0), tiny_scenario(1, prompt=LONG)])
     assert run_here(tmp_path / "long.json", tmp_path / "out", small_ollama.url, "--provider", "ollama",
-                    target="tiny") == 0
+                    target="tiny") == 3  # finished with an ERROR scenario
     got = results(tmp_path / "out", "tiny")
     assert got[0]["severity"] != "ERROR" and got[1]["severity"] == "ERROR"
     assert "PromptTooLong: prompt needs about" in got[1]["judgment"]["error"]
@@ -158,7 +158,7 @@ def test_real_model_refuses_a_prompt_longer_than_its_context(tmp_path, ollama_en
     write_scenarios(tmp_path / "long.json", [tiny_scenario(0, prompt=LONG)])
     before = len(ollama_endpoint.requests)
     assert run_here(tmp_path / "long.json", tmp_path / "out", ollama_endpoint.url, "--provider", "ollama",
-                    target="smollm2") == 0
+                    target="smollm2") == 3  # finished, with that scenario an ERROR
     error = results(tmp_path / "out", "smollm2")[0]["judgment"]["error"]
     assert "more than the model's context of 8192 tokens; not sent (nothing is truncated)" in error
     assert not [b for b in ollama_endpoint.requests[before:] if "messages" in b]

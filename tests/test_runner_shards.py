@@ -37,7 +37,7 @@ def test_merging_three_shards_equals_the_unsharded_run(shard_runs, capsys):
     tmp, pack = shard_runs
     args = ["merge", str(tmp / "s2"), str(tmp / "s3"), str(tmp / "s1"), "--out", str(tmp / "merged"), "--pack", str(pack)]
     assert main(args) == 0
-    assert "merged shards 1/3, 2/3, 3/3" in capsys.readouterr().out
+    assert "merged shards 1/3, 2/3, 3/3" in capsys.readouterr().err
     assert without_timestamp(tmp / "merged" / "m.json") == without_timestamp(tmp / "whole" / "m.json")
     merged, whole = run_file(tmp / "merged"), run_file(tmp / "whole")
     assert merged["summary"] == whole["summary"]

@@ -85,7 +85,7 @@ def test_no_api_key_in_any_file_a_run_writes(tmp_path):
     with FakeOpenAI(fault_rate=0.5, faults=("500",), echo_key=True, seed=3) as server:
         for out in ("a", "b"):
             assert run_here(pack, tmp_path / out, server.base_url, "--api-key", SECRET, "--cache", str(cache),
-                            "--max-retries", "0") == 0
+                            "--max-retries", "0") in (0, 3)
     assert server.headers[0]["authorization"] == f"Bearer {SECRET}"
     errors = [r for r in results(tmp_path / "a") if r["severity"] == "ERROR"]
     assert errors and "Bearer [api key]" in errors[0]["judgment"]["error"]

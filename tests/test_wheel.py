@@ -45,7 +45,8 @@ def test_wheel_holds_one_import_name_and_its_data(installed):
     assert {n.split("/")[0] for n in names} == {"auditpacks", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1]
                                                 + ".dist-info"}
     for needed in ("auditpacks/packs/codebook.yaml", "auditpacks/packs/data/minpo.json",
-                   "auditpacks/runner/targets/__init__.py", "auditpacks/runner/serving/embedded_server.py"):
+                   "auditpacks/runner/targets/__init__.py", "auditpacks/runner/serving/embedded_server.py",
+                   "auditpacks/runner/reporting/templates/report.html.j2"):
         assert needed in names
 
 
@@ -64,6 +65,9 @@ def test_installed_tool_builds_and_runs_from_an_unrelated_folder(installed, embe
     assert done.returncode == 0, done.stderr
     run = json.loads(next((work / "results").rglob("*.run.json")).read_text())
     assert run["summary"]["scenarios"] > 0
+    subprocess.run([tool, "report", "results", "--pack", "packs/jacite.json", "--out", "report.html"], check=True,
+                   cwd=work)
+    assert "<svg" in (work / "report.html").read_text(encoding="utf-8")
     module = subprocess.run([env / "bin" / "python", "-m", "auditpacks", "--version"], capture_output=True, text=True,
                             cwd=work)
     assert module.returncode == 0 and module.stdout.startswith("auditpacks ")

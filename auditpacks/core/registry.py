@@ -26,10 +26,12 @@ BENCHMARKS: dict[str, Benchmark] = {
         builder="auditpacks.packs.jacite.builder",
         judges={"grounding": "auditpacks.judges.jacite.grounding"},
         rescore="auditpacks.judges.jacite.rescore",
+        export="auditpacks.judges.jacite.export",
     ),
     "iustitia": Benchmark(
         builder="auditpacks.packs.iustitia.builder",
         score="auditpacks.judges.iustitia.agreement",
+        export="auditpacks.judges.iustitia.export",
     ),
     "icj": Benchmark(
         builder="auditpacks.packs.icj.builder",

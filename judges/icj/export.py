@@ -2,6 +2,10 @@
 
 ``auditpacks export icj RESULTS.json [--run RUN.json] [--model-id ID] [--condition C] [--round N] --out P.jsonl``
 
+A run with ``--repeats N`` is exported whole: one record per target and round, from
+each round's results file the run record lists, so ``score icj`` gives the mean
+and sample standard deviation over rounds as the card does.
+
 Reads a simpleaudit ``AuditResults`` file and writes one record per result in
 the dataset card's format (``case_id``, ``target_document_id``, ``model_id``,
 ``condition``, ``round``, ``prediction``) plus ``validation`` {status, issues}.
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,19 +30,26 @@ from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text, read_json
+from auditpacks.core.record import RunRecord
 
 DEFAULT_CONDITION = "parametric"
 
 
-def run_settings(run: Mapping[str, Any] | None, name: str = "run.json") -> tuple[str | None, int]:
-    """The model id and round a run file records (``model``, ``repeat``; round 1 when unset)."""
-    run = run or {}
-    model, rnd = run.get("model"), run.get("repeat", 1)
-    if model is not None and (not isinstance(model, str) or not model):
-        raise PackError(f"{name}: field model is {model!r}, not a model id")
-    if type(rnd) is not int or rnd < 1:
-        raise PackError(f"{name}: field repeat is {rnd!r}, not a positive integer")
-    return model, rnd
+def run_path_for(results: Path) -> Path:
+    """The run record beside a results file: ``<stem>.run.json`` for ``<stem>.json`` and ``<stem>.roundN.json``."""
+    return results.with_name(re.sub(r"(\.round\d+)?\.json$", "", results.name) + ".run.json")
+
+
+def rounds_to_export(results: Path, run: RunRecord | None, round_override: int | None) -> list[tuple[int, Path]]:
+    """(round, results file) pairs: every round of a repeated run, else the one file given (its round from
+    the run record, or ``--round``, or 1)."""
+    if run is not None and run.repeats > 1 and round_override is None:
+        if results.name not in {r.results for r in run.rounds}:
+            raise PackError(f"{results.name}: not one of the run's results files "
+                            f"({', '.join(r.results for r in run.rounds)})")
+        return [(r.round, results.with_name(r.results)) for r in run.rounds]
+    own = next((r.round for r in (run.rounds if run else []) if r.results == results.name), 1)
+    return [(round_override or own, results)]
 
 
 def _answer(result: Mapping[str, Any], judgment: Mapping[str, Any], errors_as_empty: bool) -> tuple | None:
@@ -101,28 +113,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=Path, help="the run file (default: RESULTS.run.json beside it, when present)")
     parser.add_argument("--model-id", help="model id to record (default: the run file's model)")
     parser.add_argument("--condition", help="condition to record (default: the scenario's, else parametric)")
-    parser.add_argument("--round", type=int, help="round to record (default: the run file's repeat, else 1)")
+    parser.add_argument("--round", type=int, help="export only RESULTS.json, as this round (default: every round "
+                                                  "the run file lists, each with its number)")
     parser.add_argument("--errors-as-empty", action="store_true",
                         help="export ERROR results as empty answers marked status 'error' (default: leave them out)")
     parser.add_argument("--out", type=Path, required=True, help="predictions.jsonl to write")
 
 
 def main(args: argparse.Namespace) -> int:
-    results = read_json(args.results, "results file")
-    run_path = args.run or args.results.with_name(args.results.name.removesuffix(".json") + ".run.json")
-    run = read_json(run_path, "run file") if args.run or run_path.is_file() else None
-    model, rnd = run_settings(run, run_path.name)
-    model = args.model_id or model
+    run_path = args.run or run_path_for(args.results)
+    run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
+    model = args.model_id or (run.model if run else None)
     if not model:
         raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
     if args.round is not None and args.round < 1:
         raise PackError(f"--round {args.round}: must be at least 1")
-    records, skipped = export_records(
-        results, model_id=model, rnd=args.round or rnd, condition=args.condition,
-        errors_as_empty=args.errors_as_empty, source=args.results.name,
-    )
+    records, skipped = [], []
+    for rnd, path in rounds_to_export(args.results, run, args.round):
+        got, left_out = export_records(
+            read_json(path, "results file"), model_id=model, rnd=rnd, condition=args.condition,
+            errors_as_empty=args.errors_as_empty, source=path.name,
+        )
+        records += got
+        skipped += left_out
     atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-    print(f"wrote {len(records)} prediction records to {args.out}")
+    rounds = sorted({r["round"] for r in records})
+    print(f"wrote {len(records)} prediction records to {args.out}" + (f" ({len(rounds)} rounds)" if len(rounds) > 1 else ""))
     if skipped:
         print(f"warning: left out {len(skipped)} ERROR results (first: {skipped[0]}); rerun them, or pass "
               "--errors-as-empty; the scorer needs --allow-partial meanwhile", file=sys.stderr)

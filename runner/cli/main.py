@@ -1,23 +1,37 @@
-"""The ``auditpacks`` command: build, check, run, merge, score, rescore, export and serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export and serve-decision."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import importlib
 import importlib.util
+import json
 import sys
+import tempfile
 from pathlib import Path
 
 from auditpacks import __version__
 from auditpacks.core.errors import UserError, fail
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.core.io import atomic_write_text
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 from auditpacks.runner.serving import serve_decision
 
+#: Commands whose module has add_arguments(parser) and main(args), imported only when used.
+READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
+           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
+
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, FileNotFoundError, ValueError)
+
+#: Exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished but
+#: selected nothing or kept ERROR scenarios after its retries; interrupted.
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
+JSON_HELP = "print the figures as JSON on stdout instead of the table"
 
 
 def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler, *, load: bool) -> None:
@@ -31,6 +45,8 @@ def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler
         module = importlib.import_module(module_name)
         bench_parser = family.add_parser(bench, help=(module.__doc__ or "").strip().splitlines()[0])
         module.add_arguments(bench_parser)
+        if name == "score":
+            bench_parser.add_argument("--json", action="store_true", help=JSON_HELP)
         bench_parser.set_defaults(handler=handler, module=module)
 
 
@@ -50,10 +66,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate a scenario pack (exit 1 on any ERROR)")
     check.add_argument("pack", type=Path)
     check.add_argument("--quiet", action="store_true", help="print ERROR and WARN lines only")
+    check.add_argument("--json", action="store_true", help="print the findings and counts as JSON")
     check.set_defaults(handler=_check)
 
     run = sub.add_parser("run", help="run a pack on a model and grade it")
     add_run_arguments(run)
+    run.add_argument("--json", action="store_true", help=JSON_HELP)
     run.set_defaults(handler=_run)
 
     merge = sub.add_parser("merge", help="join the results of --shard runs into one results file and run file")
@@ -61,9 +79,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     merge.add_argument("--out", type=Path, required=True, help="folder for the merged files")
     merge.add_argument("--pack", type=Path, help="the pack the shards ran: checked, and the headline figures recomputed")
     merge.add_argument("--model", help="which model's runs to merge, when a folder holds several")
+    merge.add_argument("--json", action="store_true", help=JSON_HELP)
     merge.set_defaults(handler=_merge)
 
-    _add_family(sub, "score", "score a benchmark's prediction file", _optional(modules("score")), _delegate,
+    for name, (module_name, help_text) in READERS.items():
+        reader = sub.add_parser(name, help=help_text)
+        if command == name:
+            module = importlib.import_module(module_name)
+            module.add_arguments(reader)
+            reader.set_defaults(handler=_delegate, module=module)
+
+    _add_family(sub, "score", "score a benchmark's prediction file", _optional(modules("score")), _score,
                 load=command == "score")
     _add_family(sub, "rescore", "re-score a published benchmark file", _optional(modules("rescore")), _delegate,
                 load=command == "rescore")
@@ -85,32 +111,69 @@ def _build(args) -> int:
 def _check(args) -> int:
     pack = load_pack(args.pack)
     findings = check_pack(pack.scenarios)
+    errors = sum(f.level == ERROR for f in findings)
+    warns = sum(f.level == "WARN" for f in findings)
+    if args.json:
+        print(json.dumps({"pack": args.pack.name, "scenarios": len(pack.scenarios), "errors": errors,
+                          "warnings": warns, "manifest_verified": pack.manifest is not None,
+                          "findings": [dataclasses.asdict(f) for f in findings
+                                       if not (args.quiet and f.level == "INFO")]}, indent=2, ensure_ascii=False))
+        return 1 if errors else 0
     for finding in findings:
         if not (args.quiet and finding.level == "INFO"):
             print(finding)
-    errors = sum(f.level == ERROR for f in findings)
-    warns = sum(f.level == "WARN" for f in findings)
     print(f"{args.pack.name}: {len(pack.scenarios)} scenarios, {errors} errors, {warns} warnings"
           + ("" if pack.manifest is None else ", manifest verified"))
     return 1 if errors else 0
 
 
-def _run(args) -> int:
-    from auditpacks.runner.execution.run import print_summary, run
+def report_run(record, as_json: bool) -> int:
+    """The run's summary on stdout (table or JSON); the exit code says whether every scenario was graded."""
+    from auditpacks.runner.execution.summary_view import print_summary, summary_json
 
-    record = run(config_from_args(args))
-    print_summary(record)
-    return 0
+    if as_json:
+        print(json.dumps(summary_json(record), indent=2, ensure_ascii=False))
+    else:
+        print_summary(record)
+    if not record.summary.graded_all:
+        s = record.summary
+        why = "no scenario was selected" if s.scenarios == 0 else f"{s.errors} of {s.scenarios} scenarios ended in ERROR"
+        print(f"auditpacks: incomplete: {why} (exit {EXIT_INCOMPLETE})", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _run(args) -> int:
+    from auditpacks.runner.execution.run import run
+
+    with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
+        record = run(config_from_args(args))
+    return report_run(record, args.json)
 
 
 def _merge(args) -> int:
     from auditpacks.runner.execution.merge import merge
-    from auditpacks.runner.execution.run import print_summary
 
-    record = merge(args.shards, args.out, pack=args.pack, model=args.model)
-    print_summary(record)
-    print(f"merged shards {', '.join(record['merged_from']['shards'])} into {args.out}")
-    return 0
+    with contextlib.redirect_stdout(sys.stderr):
+        record = merge(args.shards, args.out, pack=args.pack, model=args.model)
+    print(f"merged shards {', '.join(record.merged_from['shards'])} into {args.out}", file=sys.stderr)
+    return report_run(record, args.json)
+
+
+def _score(args) -> int:
+    """A benchmark's scorer; with ``--json`` its scores file goes to stdout and its table to stderr."""
+    if not args.json:
+        return _delegate(args)
+    with tempfile.TemporaryDirectory() as tmp:
+        wanted, args.out = args.out, Path(tmp) / "scores.json"
+        with contextlib.redirect_stdout(sys.stderr):
+            code = _delegate(args)
+        if code == 0:
+            text = args.out.read_text(encoding="utf-8")
+            if wanted is not None:
+                atomic_write_text(wanted, text)
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return code
 
 
 def _delegate(args) -> int:
@@ -124,10 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except USER_ERRORS as exc:
-        return fail(exc)
+        return fail(exc, EXIT_BAD_INPUT)
     except KeyboardInterrupt:
         print("auditpacks: interrupted; finished scenarios are kept in the run journal", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

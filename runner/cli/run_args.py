@@ -59,6 +59,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     selection.add_argument("--per-question", type=int, metavar="N", help="at most N scenarios per question (seeded)")
     selection.add_argument("--limit", type=int, metavar="N", help="only the first N selected scenarios")
     selection.add_argument("--seed", type=int, default=0, help="sampling and decoding seed (default 0)")
+    selection.add_argument("--repeats", type=int, default=1, metavar="N",
+                           help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
+                                "(default 1)")
 
     execution = parser.add_argument_group("execution")
     execution.add_argument("--temperature", type=float, default=0.0)
@@ -83,7 +86,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--skip-oversize", action="store_true",
                            help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
-    execution.add_argument("--out", type=Path, default=Path("results"), help="output folder (default results/)")
+    execution.add_argument("--out", type=Path, help="output folder (default results/<pack>/, the pack file's name "
+                                                   "without .json)")
     execution.add_argument("--quiet", action="store_true", help="no progress output")
 
     speed = parser.add_argument_group("prompt caching and batching")
@@ -117,7 +121,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,
         temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,

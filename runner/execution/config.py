@@ -23,7 +23,7 @@ class RunError(UserError):
 @dataclass
 class RunConfig:
     pack: Path
-    out: Path = Path("results")
+    out: Path | None = None              # None: results/<pack stem>/
     # target
     target: str | None = None
     provider: str = "openai"
@@ -55,6 +55,7 @@ class RunConfig:
     per_question: int | None = None
     limit: int | None = None
     seed: int = 0
+    repeats: int = 1                     # rounds: every scenario runs this many times, round N with seed + N - 1
     # decoding and execution
     temperature: float = 0.0
     max_tokens: int | None = None
@@ -94,8 +95,9 @@ class RunConfig:
             return "local"  # OpenAI-compatible local servers need some key; they ignore it
         return key
 
-    def decoding(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed}
+    def decoding(self, seed: int | None = None) -> dict[str, Any]:
+        """Decoding parameters (``seed``: a round's own seed instead of ``--seed``)."""
+        params: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed if seed is None else seed}
         if self.max_tokens is not None:
             params["max_tokens"] = self.max_tokens
         return params
@@ -132,3 +134,13 @@ class RunConfig:
 def model_slug(model: str) -> str:
     """A file-name-safe model name: ``qwen3:8b`` → ``qwen3_8b``, ``org/model`` → ``org_model``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+
+
+def model_stem(model: str) -> str:
+    """The file name stem of a model's run files: its slug, plus a short hash of the name when the slug
+    differs from it, so names that slug alike never share files (``a/b:c`` and ``a_b:c`` both slug to
+    ``a_b_c``; their stems differ)."""
+    slug = model_slug(model)
+    if slug == model:
+        return slug
+    return f"{slug}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"

@@ -24,7 +24,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from simpleaudit import AuditResult
 
-from auditpacks.runner.execution.journal import Journal, scenario_key
+from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.targets import turns
 
@@ -115,9 +115,10 @@ async def run_scenarios(
     fatal: Callable[[], BaseException | None] = lambda: None,
     skip_oversize: bool = False,
     before_group: BeforeGroup | None = None,
+    round_number: int = 1,
 ) -> Outcome:
-    """Every scenario's result dict, in the order given; reuses results already journaled."""
-    keys = [scenario_key(s) for s in scenarios]
+    """Every scenario's result dict, in the order given; reuses results already journaled (of this round)."""
+    keys = [round_key(scenario_key(s), round_number) for s in scenarios]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
     resumed = [r for r in results if r is not None]
     if progress:

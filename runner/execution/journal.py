@@ -35,6 +35,11 @@ def scenario_key(scenario: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def round_key(key: str, round_number: int) -> str:
+    """A scenario's journal key in one round of a repeated run (round 1 keeps the plain key)."""
+    return key if round_number == 1 else f"{key}#round{round_number}"
+
+
 class Journal:
     """Append-only JSONL of finished scenario results for one run."""
 

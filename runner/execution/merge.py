@@ -12,20 +12,20 @@ merged summary has counts only.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from simpleaudit import AuditResult, AuditResults
-
-from auditpacks.core.io import atomic_write_json
+from auditpacks.core.errors import UserError
+from auditpacks.core.record import RunRecord
 
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
-from auditpacks.runner.execution.config import RunError, model_slug
+from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
-from auditpacks.runner.execution.summary import summarize
+from auditpacks.runner.execution.summary import save_results, summarize
 
 
 class MergeError(RunError):
@@ -36,9 +36,9 @@ def find_run(folder: Path, model: str | None) -> Path:
     """The one shard run file in ``folder`` (or the one for ``model``)."""
     if not folder.is_dir():
         raise MergeError(f"{folder}: not a folder")
-    candidates = [p for p in sorted(folder.glob("*.run.json")) if _read(p).get("shard")]
+    candidates = [p for p in sorted(folder.glob("*.run.json")) if _read(p).shard]
     if model is not None:
-        candidates = [p for p in candidates if p.name == f"{model_slug(model)}.run.json"]
+        candidates = [p for p in candidates if p.name == f"{model_stem(model)}.run.json"]
     if not candidates:
         raise MergeError(f"{folder}: no shard run file (*.run.json from a run with --shard)"
                          + (f" for {model}" if model else ""))
@@ -47,71 +47,73 @@ def find_run(folder: Path, model: str | None) -> Path:
     return candidates[0]
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> RunRecord:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise MergeError(f"{path}: cannot read ({type(exc).__name__})") from None
+        return RunRecord.load(path)
+    except UserError as exc:
+        raise MergeError(str(exc)) from None
 
 
-def load_shard(folder: Path, model: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def load_shard(folder: Path, model: str | None) -> tuple[RunRecord, list[dict[str, Any]]]:
     run_path = find_run(folder, model)
     record = _read(run_path)
-    results_path = run_path.with_name(run_path.name.removesuffix(".run.json") + ".json")
+    if record.repeats != 1:
+        raise MergeError(f"{run_path.name}: a run of {record.repeats} rounds; merge joins single-round shards")
+    results_path = record.results_files(folder)[0]
     try:
         results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
     except (OSError, ValueError, KeyError) as exc:
         raise MergeError(f"{results_path}: cannot read the shard's results ({type(exc).__name__})") from None
-    if len(results) != len(record["shard"]["positions"]):
+    if len(results) != len(record.shard["positions"]):
         raise MergeError(f"{results_path}: {len(results)} results but its run file records "
-                         f"{len(record['shard']['positions'])} positions")
+                         f"{len(record.shard['positions'])} positions")
     return record, results
 
 
-def check_shards(records: list[dict[str, Any]]) -> None:
+def check_shards(records: list[RunRecord]) -> None:
     """Same pack, settings and selection; shards 1..n each exactly once; no overlap, no gap."""
     first = records[0]
-    spec = first["shard"]
+    spec = first.shard
     for record in records[1:]:
-        where = f"shard {record['shard']['spec']}"
-        if record["pack"]["sha256"] != first["pack"]["sha256"]:
-            raise MergeError(f"{where}: another pack (sha256 {record['pack']['sha256'][:12]}… vs "
-                             f"{first['pack']['sha256'][:12]}…)")
-        if record["fingerprint"] != first["fingerprint"]:
-            raise MergeError(f"{where}: other settings (fingerprint {record['fingerprint']} vs {first['fingerprint']})")
+        where = f"shard {record.shard['spec']}"
+        if record.pack.sha256 != first.pack.sha256:
+            raise MergeError(f"{where}: another pack (sha256 {record.pack.sha256[:12]}… vs "
+                             f"{first.pack.sha256[:12]}…)")
+        if record.fingerprint != first.fingerprint:
+            raise MergeError(f"{where}: other settings (fingerprint {record.fingerprint} vs {first.fingerprint})")
         for field in ("count", "selected", "selection_sha256"):
-            if record["shard"][field] != spec[field]:
+            if record.shard[field] != spec[field]:
                 raise MergeError(f"{where}: another split or selection ({field} differs from shard {spec['spec']})")
-    indices = Counter(r["shard"]["index"] for r in records)
+    indices = Counter(r.shard["index"] for r in records)
     twice = sorted(i for i, n in indices.items() if n > 1)
     if twice:
         raise MergeError(f"shard {twice[0]}/{spec['count']} given more than once (overlap)")
     missing = sorted(set(range(1, spec["count"] + 1)) - set(indices))
     if missing:
         raise MergeError(f"shard {missing[0]}/{spec['count']} missing (gap)")
-    seen: Counter[int] = Counter(p for r in records for p in r["shard"]["positions"])
+    seen: Counter[int] = Counter(p for r in records for p in r.shard["positions"])
     overlap = sorted(p for p, n in seen.items() if n > 1)
     if overlap:
         raise MergeError(f"selection position {overlap[0]} has results in more than one shard (overlap)")
-    skipped = sum(sum(r["summary"].get("skipped", {}).values()) for r in records)
+    skipped = sum(sum(r.summary.skipped.values()) for r in records)
     if len(seen) + skipped != spec["selected"]:
         raise MergeError(f"the shards hold {len(seen)} results and {skipped} skips, but the selection has "
                          f"{spec['selected']} scenarios (gap)")
 
 
-def pack_scenarios(pack_path: Path, record: dict[str, Any], positions: list[int],
+def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
                    results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The merged results' scenarios, from the pack, checked against the shards."""
     from auditpacks.runner.execution.shard import selection_hash
 
     pack = load_pack(pack_path)
-    if pack.sha256 != record["pack"]["sha256"]:
+    if pack.sha256 != record.pack.sha256:
         raise MergeError(f"{pack_path.name}: not the pack the shards ran (sha256 {pack.sha256[:12]}… vs "
-                         f"{record['pack']['sha256'][:12]}…)")
-    p = record["parameters"]
+                         f"{record.pack.sha256[:12]}…)")
+    p = record.parameters
     chosen = select.select(pack, smoke=p.get("smoke", False), per_question_n=p.get("per_question"),
                            limit=p.get("limit"), seed=p.get("seed", 0))
-    if selection_hash(chosen) != record["shard"]["selection_sha256"]:
+    if selection_hash(chosen) != record.shard["selection_sha256"]:
         raise MergeError(f"{pack_path.name}: the recorded selection does not match this pack's")
     scenarios = [chosen[i] for i in positions]
     for scenario, result in zip(scenarios, results):
@@ -120,7 +122,7 @@ def pack_scenarios(pack_path: Path, record: dict[str, Any], positions: list[int]
     return scenarios
 
 
-def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> dict[str, Any]:
+def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> RunRecord:
     """Write the merged ``<model>.json`` and ``<model>.run.json`` into ``out``; return the run record."""
     if not folders:
         raise MergeError("give at least one shard folder")
@@ -128,30 +130,33 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     records = [record for record, _ in loaded]
     check_shards(records)
     placed = sorted((pos, result) for record, results in loaded
-                    for pos, result in zip(record["shard"]["positions"], results))
+                    for pos, result in zip(record.shard["positions"], results))
     positions = [pos for pos, _ in placed]
     results = [result for _, result in placed]
-    first = min(records, key=lambda r: r["shard"]["index"])
+    first = min(records, key=lambda r: r.shard["index"])
     skipped: Counter[str] = Counter()
     for record in records:
-        skipped.update(record["summary"].get("skipped", {}))
+        skipped.update(record.summary.skipped)
     if pack is not None:
         scenarios = pack_scenarios(pack, first, positions, results)
-        headline = dict(judge_module(first["judge"]).headline(list(zip(scenarios, results))))
+        headline = dict(judge_module(first.judge).headline(list(zip(scenarios, results))))
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
-    slug = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
-    AuditResults([AuditResult(**r) for r in results]).save(str(Path(out) / f"{slug}.json"))
-    record = {
-        **first,
-        "parameters": {**first["parameters"], "shard": None},
-        "shard": None,
-        "merged_from": {"shards": sorted((r["shard"]["spec"] for r in records), key=lambda s: int(s.split("/")[0])),
-                        "selection_sha256": first["shard"]["selection_sha256"], "selected": first["shard"]["selected"]},
-        "cache": None,
-        "started": min(r["started"] for r in records),
-        "seconds": round(sum(r["seconds"] for r in records), 2),
-        "summary": summarize(scenarios, results, headline, skipped=dict(skipped)),
-    }
-    atomic_write_json(Path(out) / f"{slug}.run.json", record)
+    stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
+    results_name = first.rounds[0].results
+    save_results(results, Path(out) / results_name)
+    summary = summarize(scenarios, results, headline, skipped=dict(skipped))
+    record = dataclasses.replace(
+        first,
+        parameters={**first.parameters, "shard": None},
+        shard=None,
+        merged_from={"shards": sorted((r.shard["spec"] for r in records), key=lambda s: int(s.split("/")[0])),
+                     "selection_sha256": first.shard["selection_sha256"], "selected": first.shard["selected"]},
+        cache=None,
+        started=min(r.started for r in records),
+        seconds=round(sum(r.seconds for r in records), 2),
+        rounds=[dataclasses.replace(first.rounds[0], summary=None)],
+        summary=summary,
+    )
+    record.save(Path(out) / f"{stem}.run.json")
     return record

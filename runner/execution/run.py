@@ -1,9 +1,10 @@
 """One run, start to finish: pack → selection (→ shard) → target → simpleaudit → results, run file, summary.
 
-Writes ``DIR/<model-slug>.json`` (simpleaudit ``AuditResults``, loadable with
-``AuditResults.load``), ``DIR/<model-slug>.run.json`` (what was run, how, on which
-pack hash; never a key) and ``DIR/<model-slug>.journal.jsonl`` (finished
-scenarios, for resuming). The results file is written before the grader's pooled
+Writes ``DIR/<model>.json`` (simpleaudit ``AuditResults``, loadable with
+``AuditResults.load``; one file per round with ``--repeats``), ``DIR/<model>.run.json``
+(the run record: what was run, how, on which pack hash; never a key) and
+``DIR/<model>.journal.jsonl`` (finished scenarios, for resuming); DIR and the model's
+file name are chosen in :mod:`~auditpacks.runner.execution.layout`. The results file is written before the grader's pooled
 figures are computed, so a failing metric never costs a finished run.
 """
 
@@ -19,22 +20,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from simpleaudit import AuditResult, AuditResults
-
-from auditpacks.core.io import atomic_write_json, sha256_file
+from auditpacks.core.io import sha256_file
+from auditpacks.core.record import RunRecord
 
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
-from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_slug
 from auditpacks.core.registry import CODE_JUDGES
-from auditpacks.runner.execution.engine import build_engine, judge_config, judge_module, judge_name
-from auditpacks.runner.execution.execute import Outcome, run_scenarios
+from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
+from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
+from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
+from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
-from auditpacks.runner.execution.summary import format_summary, performance_record, run_record, summarize
+from auditpacks.runner.execution.rounds import run_rounds, save_rounds
+from auditpacks.runner.execution.summary import performance_record, run_record
 from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_provider, resolve_slot_pinning
 from auditpacks.runner.targets.contract import as_run_target
 from auditpacks.runner.targets.roles import build_roles, uses_embedded
@@ -133,15 +135,10 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
 
 
 async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
-                  progress: ProgressPrinter, roles: Any = None) -> Outcome:
-    """All scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
+                  progress: ProgressPrinter, roles: Any = None) -> list[Outcome]:
+    """All rounds of all scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
-        return await run_scenarios(
-            engine, scenarios, journal, concurrency=config.concurrency, params=config.decoding(),
-            retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
-            fatal=lambda: target.fatal if target is not None else None,
-            before_group=target.prefetch if target is not None else None,
-        )
+        return await run_rounds(engine, target, scenarios, journal, config, progress)
     finally:
         if target is not None:
             await target.aclose()
@@ -149,13 +146,15 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
             await roles.aclose()
 
 
-def run(config: RunConfig) -> dict[str, Any]:
+def run(config: RunConfig) -> RunRecord:
     """Run the pack and return the run record (also written to the run file)."""
     pack = load_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
     if config.batch_questions < 1:
         raise RunError(f"--batch-questions must be at least 1, got {config.batch_questions}")
+    if config.repeats < 1:
+        raise RunError(f"--repeats must be at least 1, got {config.repeats}")
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
     config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
                                  slot_pinning=resolve_slot_pinning(config))
@@ -185,43 +184,31 @@ def run(config: RunConfig) -> dict[str, Any]:
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target,
                               roles=roles)
-        out = Path(config.out)
-        slug = model_slug(model)
+        out = run_folder(config.out, config.pack)
+        slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
+        guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
-        with journal, ProgressPrinter(len(runnable), show=config.show_progress) as progress:
-            outcome = asyncio.run(execute(engine, target, runnable, journal, config, progress, roles))
+        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
+            outcomes = asyncio.run(execute(engine, target, runnable, journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
-    skipped.update(outcome.skipped)
     stats = target.stats() if target is not None else None
     notes = target.notes() if target is not None else None
-    AuditResults([AuditResult(**r) for r in outcome.results]).save(str(out / f"{slug}.json"))
+    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes)
     if shard_record is not None:
-        shard_record = shard.produced(shard_record, assigned, outcome.scenarios)
+        shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
-                        digest=digest, shard=shard_record, cache=cache.stats() if cache else None,
+                        digest=digest, shard=shard_record, cache=cache.stats() if cache else None, rounds=rounds,
                         models=roles.record(),
-                        performance=performance_record(config, documents=outcome.groups, target_stats=stats),
-                        summary=summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
-                                          skipped=skipped, resumed=outcome.resumed, notes=notes))
-    atomic_write_json(out / f"{slug}.run.json", record)
+                        performance=performance_record(config, documents=sum(o.groups for o in outcomes),
+                                                       target_stats=stats),
+                        summary=summary)
+    record.save(out / f"{slug}.run.json")
     return record
 
 
-def results_path(config: RunConfig, record: dict[str, Any]) -> Path:
-    """Where the run's AuditResults file is: ``<out>/<model>.json``."""
-    return Path(config.out) / f"{model_slug(record['model'])}.json"
 
-
-def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
-    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
-    try:
-        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
-    except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
-        print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return {"error": f"{type(exc).__name__}: {exc}"}
-
-
-def print_summary(record: dict[str, Any]) -> None:
-    print(format_summary(record))
+def results_path(config: RunConfig, record: RunRecord) -> Path:
+    """Where the run's (first round's) AuditResults file is."""
+    return record.results_files(run_folder(config.out, config.pack))[0]

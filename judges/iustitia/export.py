@@ -1,0 +1,72 @@
+"""Export a run of an Iustitia pack as the card's ``predictions.jsonl`` (``{"task_id", "choice"}`` per line).
+
+``auditpacks export iustitia RESULTS.json [--pack PACK.json] --out predictions.jsonl``
+
+The task id is the scenario's ``metadata.task_id`` when the pack is given, else read
+from the scenario name (``<question ID> - <unit ID>`` → ``<unit ID>::<question ID>``).
+The choice is the judgment's (``null`` when no option could be read: the scorer
+counts it wrong and unanswered). ERROR results are left out with a warning; the
+scorer counts a missing task the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import atomic_write_text, read_json
+from auditpacks.judges.run_files import graded_results, is_error
+
+SEPARATOR = " - "
+
+
+def task_id_from_name(name: str) -> str | None:
+    question, sep, unit = name.partition(SEPARATOR)
+    return f"{unit}::{question}" if sep and question and unit and SEPARATOR not in unit else None
+
+
+def export_predictions(results: Mapping[str, Any], task_ids: Mapping[str, str] | None = None,
+                       *, source: str = "results") -> tuple[list[dict[str, Any]], list[str]]:
+    """Prediction records, and the names of the ERROR results left out."""
+    records, skipped, seen = [], [], {}
+    for i, result in graded_results(results, source):
+        name = result["scenario_name"]
+        task_id = (task_ids or {}).get(name) or task_id_from_name(name)
+        if not task_id:
+            raise PackError(f"{source} result #{i}: scenario_name {name!r} names no task; pass --pack")
+        if task_id in seen:
+            raise PackError(f"{source} result #{i}: task {task_id} repeats result #{seen[task_id]}")
+        seen[task_id] = i
+        if is_error(result):
+            skipped.append(name)
+            continue
+        records.append({"task_id": task_id, "choice": (result.get("judgment") or {}).get("choice")})
+    return records, skipped
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results", type=Path, help="RESULTS.json written by a run (simpleaudit AuditResults)")
+    parser.add_argument("--pack", type=Path, help="the pack the run ran (task ids from metadata.task_id)")
+    parser.add_argument("--out", type=Path, required=True, help="predictions.jsonl to write")
+
+
+def main(args: argparse.Namespace) -> int:
+    results = read_json(args.results, "results file")
+    if not isinstance(results, Mapping) or not isinstance(results.get("results"), list):
+        raise PackError(f"{args.results.name}: not a simpleaudit results file (no results list)")
+    task_ids = None
+    if args.pack:
+        from auditpacks.packs.pack import load_pack
+
+        task_ids = {s["name"]: (s.get("metadata") or {}).get("task_id") for s in load_pack(args.pack).scenarios}
+    records, skipped = export_predictions(results, task_ids, source=args.results.name)
+    atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    print(f"wrote {len(records)} predictions to {args.out}")
+    if skipped:
+        print(f"warning: left out {len(skipped)} ERROR results (first: {skipped[0]}); the scorer counts them "
+              "as unanswered", file=sys.stderr)
+    return 0

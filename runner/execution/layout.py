@@ -1,0 +1,51 @@
+"""Where a run's files go, so that no run overwrites another's.
+
+Default folder ``results/<pack>/`` (the pack file's stem), files named by the model's
+stem (:func:`~auditpacks.runner.execution.config.model_stem`: the slug, plus a short
+hash of the name when the slug differs from it):
+
+* ``<stem>.json``: simpleaudit ``AuditResults`` (round 1; ``<stem>.round<N>.json`` for
+  round N of a ``--repeats`` run);
+* ``<stem>.run.json``: the run record;
+* ``<stem>.journal.jsonl``: finished scenarios, for resuming.
+
+A folder that already holds this model's run of another pack, or with other
+settings, is refused in one line unless ``--fresh`` asks to start over.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from auditpacks.core.errors import UserError
+from auditpacks.core.record import RunRecord
+from auditpacks.runner.execution.config import RunError
+
+DEFAULT_ROOT = Path("results")
+
+
+def run_folder(out: Path | None, pack_path: Path) -> Path:
+    """``out`` when given, else ``results/<pack stem>/``."""
+    return Path(out) if out is not None else DEFAULT_ROOT / Path(pack_path).stem
+
+
+def results_name(stem: str, round_number: int) -> str:
+    """The results file of one round: ``<stem>.json`` for round 1, ``<stem>.round<N>.json`` after."""
+    return f"{stem}.json" if round_number == 1 else f"{stem}.round{round_number}.json"
+
+
+def guard_folder(folder: Path, stem: str, *, pack_sha256: str, fingerprint: str, resume: bool) -> None:
+    """Refuse to write over this model's earlier run in ``folder`` when it ran another pack or other settings."""
+    path = Path(folder) / f"{stem}.run.json"
+    if not resume or not path.is_file():
+        return
+    try:
+        earlier = RunRecord.load(path)
+    except UserError as exc:
+        raise RunError(f"{exc}; use another --out folder or --fresh") from None
+    if earlier.pack.sha256 != pack_sha256:
+        raise RunError(f"{path.name}: holds a run of another pack ({earlier.pack.name}, sha256 "
+                       f"{earlier.pack.sha256[:12]}…); use another --out folder or --fresh")
+    if earlier.fingerprint != fingerprint:
+        raise RunError(f"{path.name}: holds a run with other settings (fingerprint {earlier.fingerprint}); "
+                       "use another --out folder or --fresh")

@@ -1,0 +1,78 @@
+"""Rounds of a run: ``--repeats N`` runs every scenario N times, as numbered rounds.
+
+Round N decodes with seed ``--seed + N - 1``, journals its results under the
+scenario's key plus the round (round 1 keeps the plain key, so a one-round run's
+journal is unchanged), and asks the target for cache entries of that round (its
+``repeat`` is N - 1, part of the response cache key). Each round is written to its own
+simpleaudit results file and has its own summary in the run record; the run's
+summary counts all rounds together, and its headline figures are round 1's when
+there is one round (with several, the figures are per round: pooled figures over
+repeated scenarios would count each question N times).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from auditpacks.core.record import Round, Summary
+from auditpacks.runner.execution.engine import judge_module
+from auditpacks.runner.execution.execute import Outcome, run_scenarios
+from auditpacks.runner.execution.journal import Journal
+from auditpacks.runner.execution.layout import results_name
+from auditpacks.runner.execution.summary import save_results, summarize
+
+
+def round_seed(seed: int, round_number: int) -> int:
+    return seed + round_number - 1
+
+
+async def run_rounds(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: Any,
+                     progress: Any) -> list[Outcome]:
+    """Every round's outcome, round 1 first, in one event loop."""
+    outcomes = []
+    for number in range(1, config.repeats + 1):
+        if hasattr(target, "repeat"):
+            target.repeat = number - 1
+        outcomes.append(await run_scenarios(
+            engine, scenarios, journal, concurrency=config.concurrency,
+            params=config.decoding(seed=round_seed(config.seed, number)), round_number=number,
+            retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
+            fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
+        ))
+    return outcomes
+
+
+def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str, seed: int,
+                skipped: Mapping[str, int], notes: list[str] | None) -> tuple[list[Round], Summary]:
+    """Write each round's results file; the rounds (with their summaries) and the run's summary."""
+    rounds = []
+    for number, outcome in enumerate(outcomes, start=1):
+        name = results_name(stem, number)
+        save_results(outcome.results, folder / name)
+        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+                            skipped={**skipped, **outcome.skipped}, resumed=outcome.resumed)
+        rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
+    if len(outcomes) == 1:
+        only = rounds[0].summary
+        only.notes = list(notes or [])
+        rounds[0].summary = None  # the run's summary is the round's
+        return rounds, only
+    scenarios = [s for o in outcomes for s in o.scenarios]
+    results = [r for o in outcomes for r in o.results]
+    pooled_skips: dict[str, int] = dict(skipped)
+    for outcome in outcomes:
+        for why, n in outcome.skipped.items():
+            pooled_skips[why] = pooled_skips.get(why, 0) + n
+    return rounds, summarize(scenarios, results, {}, skipped=pooled_skips,
+                             resumed=sum(o.resumed for o in outcomes), notes=notes)
+
+
+def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
+    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
+    try:
+        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+    except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
+        print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return {"error": f"{type(exc).__name__}: {exc}"}

@@ -1,0 +1,168 @@
+"""A run's summary for people (a rich table) and for programs (``--json``): the same figures in both.
+
+The table names the run, counts what happened in verdict words (correct, wrong,
+invented, ungraded, error), gives simpleaudit's score and the commonest error with
+its count, then one row per headline figure: its value (percentages for shares,
+``n/a`` when undefined), one interval with its name, and what the figure means.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from auditpacks.core.record import RunRecord, Summary
+from auditpacks.judges.figures import OUTCOMES, Figure, figures
+
+NA = "n/a"
+
+
+def summary_json(record: RunRecord) -> dict[str, Any]:
+    """The figures of the table as JSON-ready data (``None`` where the table shows n/a)."""
+    s = record.summary
+    data: dict[str, Any] = {
+        "pack": {"name": record.pack.name, "sha256": record.pack.sha256},
+        "model": record.model,
+        "provider": record.provider,
+        "judge": record.judge,
+        "repeats": record.repeats,
+        **_counts(s),
+        "figures": [f.to_dict() for f in run_figures(record)],
+    }
+    if record.repeats > 1:
+        data["rounds"] = [{"round": r.round, "seed": r.seed, "results": r.results,
+                           **(_counts(r.summary) if r.summary else {}),
+                           "figures": [f.to_dict() for f in figures(record.judge, r.summary.headline)]
+                           if r.summary else []}
+                          for r in record.rounds]
+    return data
+
+
+def run_figures(record: RunRecord) -> list[Figure]:
+    """The run's headline figures; for several rounds, each figure's mean over the rounds, with its sample sd."""
+    if record.repeats == 1 or not all(r.summary for r in record.rounds):
+        return figures(record.judge, record.summary.headline)
+    per_round = [figures(record.judge, r.summary.headline) for r in record.rounds]
+    out = []
+    for index, first in enumerate(per_round[0]):
+        values = [rows[index].value for rows in per_round if index < len(rows) and rows[index].value is not None]
+        mean = statistics.fmean(values) if values else None
+        sd = statistics.stdev(values) if len(values) > 1 else None
+        spread = "n/a" if sd is None else fmt_value(sd, first.unit)
+        general = re.sub(r"\s*\([^()]*\d[^()]*\)$", "", first.meaning)  # round 1's own counts left out
+        out.append(Figure(first.name, mean, first.unit, group=first.group,
+                          meaning=f"mean of {len(values)} rounds, sample sd {spread}; {general}".rstrip("; ")))
+    return out
+
+
+def _counts(s: Summary) -> dict[str, Any]:
+    return {"scenarios": s.scenarios, "completed": s.completed, "errors": s.errors, "skipped": dict(s.skipped),
+            "resumed": s.resumed, "outcomes": {w: s.outcomes.get(w, 0) for w in OUTCOMES},
+            "simpleaudit_score": s.simpleaudit_score, "commonest_error": s.commonest_error,
+            "notes": list(s.notes)}
+
+
+def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
+    """The summary table on ``file`` (stdout by default)."""
+    console = Console(file=file or sys.stdout, highlight=False, soft_wrap=True,
+                      width=None if (file or sys.stdout).isatty() else 120)
+    s = record.summary
+    via = f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else "")
+    console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
+                  + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
+    console.print(_count_line(s))
+    console.print("verdicts: " + ", ".join(f"{w} {s.outcomes.get(w, 0)}" for w in OUTCOMES)
+                  + f" · simpleaudit score {_plain(s.simpleaudit_score)}")
+    if s.commonest_error:
+        console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
+                      markup=False)
+    for line in _performance_lines(record.performance) + _grader_lines(record.models):
+        console.print(line, markup=False)
+    rows = run_figures(record)
+    if rows:
+        console.print(figure_table(rows, record))
+    if "error" in s.headline:
+        console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
+    for note in s.notes + list(s.headline.get("warnings") or []):
+        console.print(f"note: {note}", markup=False)
+
+
+def _grader_lines(models: dict[str, Any] | None) -> list[str]:
+    """One line per judge or auditor model: who, its settings, and how many requests it took."""
+    lines = []
+    for role, m in (models or {}).items():
+        if m:
+            lines.append(f"{role} model: {m['model']} ({m['provider']}), temperature {m['temperature']:g}, "
+                         f"cap {m['max_tokens']} tokens; {m['requests']} requests, {m['cache_hits']} from the cache, "
+                         f"{m['input_tokens']}+{m['output_tokens']} tokens")
+    return lines
+
+
+def _performance_lines(perf: dict[str, Any] | None) -> list[str]:
+    if not perf:
+        return []
+    lines = []
+    if perf.get("prompt_order"):
+        lines.append(f"prompts: {perf['prompt_order']}, {perf.get('documents', 0)} documents run"
+                     + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
+    tokens = perf.get("server_prompt_tokens")
+    if tokens:
+        lines.append(f"prefill: {tokens['prompt_n']} prompt tokens evaluated, {tokens['cache_n']} reused "
+                     f"from the server's cache ({tokens['requests']} requests)")
+    batching = perf.get("decision_batching")
+    if batching:
+        sizes = ", ".join(f"{n}×{size}" for size, n in batching["batch_sizes"].items()) or "none"
+        lines.append(f"batching: {batching['requests']} decision requests: batches {sizes}; "
+                     f"{batching['single_calls']} single")
+    return lines
+
+
+def _count_line(s: Summary) -> str:
+    line = f"scenarios: {s.scenarios} run, {s.completed} completed, {s.errors} errors"
+    line += "".join(f", {n} skipped ({why})" for why, n in s.skipped.items())
+    if s.resumed:
+        line += f" ({s.resumed} reused from the journal)"
+    return line
+
+
+def figure_table(rows: list[Figure], record: RunRecord | None = None) -> Table:
+    grouped = any(f.group for f in rows)
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    if grouped:
+        table.add_column("group")
+    for column, justify in (("figure", "left"), ("value", "right"), ("interval", "left"), ("meaning", "left")):
+        table.add_column(column, justify=justify)
+    for f in rows:
+        cells = [fmt_value(f.value, f.unit), fmt_interval(f), f.meaning]
+        table.add_row(*([f.group] if grouped else []), f.name, *cells)
+    return table
+
+
+def fmt_value(value: float | int | None, unit: str) -> str:
+    if value is None:
+        return NA
+    if unit == "%":
+        return f"{value:.1%}"
+    if unit == "count":
+        return str(value)
+    return f"{value:.3g}"
+
+
+def fmt_interval(f: Figure) -> str:
+    if f.interval is None:
+        return NA if f.interval_name else ""
+    low, high = f.interval
+    if f.unit == "%":
+        text = f"{low * 100:.1f}–{high * 100:.1f}%"
+    else:
+        text = f"{low:.3g}–{high:.3g}"
+    return f"{text} ({f.interval_name})" if f.interval_name else text
+
+
+def _plain(value: float | None) -> str:
+    return NA if value is None else f"{value:.3g}"

@@ -1,0 +1,91 @@
+"""Plots as inline SVG (matplotlib's SVG backend): text stays text, sizes follow the page."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any, Sequence
+
+import matplotlib
+
+matplotlib.use("svg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280")
+_counter = iter(range(1, 1 << 30))
+
+
+def _svg(fig) -> str:
+    """The figure as an ``<svg>`` element scaled to its container, ids unique within the page."""
+    buffer = io.StringIO()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"plot{next(_counter)}"}):
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
+    return re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1 class="plot" role="img"', text, count=1)
+
+
+def _errors(values: Sequence[float | None], intervals: Sequence[Sequence[float] | None]) -> list[list[float]]:
+    low, high = [], []
+    for value, ci in zip(values, intervals):
+        ok = value is not None and ci is not None
+        low.append(max(0.0, value - ci[0]) if ok else 0.0)
+        high.append(max(0.0, ci[1] - value) if ok else 0.0)
+    return [low, high]
+
+
+def agreement_per_question(rows: list[dict[str, Any]], title: str) -> str:
+    """Iustitia: agreement per question, a dot and its 95% interval per row."""
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.32 * max(len(rows), 1)))
+    labels = [r["question"] for r in rows][::-1]
+    values = [r["agreement"] for r in rows][::-1]
+    intervals = [r["ci"] for r in rows][::-1]
+    ax.errorbar(values, range(len(rows)), xerr=_errors(values, intervals), fmt="o", color=COLOURS[0],
+                ecolor="#718096", capsize=3)
+    ax.set_yticks(range(len(rows)), labels)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("agreement with the reference (95% interval, judgments resampled)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return _svg(fig)
+
+
+def grouped_bars(groups: Sequence[str], series: dict[str, tuple[list[float | None], list[Any]]], title: str,
+                 ylabel: str, ymax: float | None = None) -> str:
+    """Bars per group for each series, with interval whiskers where given."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    width = 0.8 / max(len(series), 1)
+    for i, (name, (values, intervals)) in enumerate(series.items()):
+        xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
+        heights = [v or 0.0 for v in values]
+        bars = ax.bar(xs, heights, width, label=name, color=COLOURS[i % len(COLOURS)])
+        ax.bar_label(bars, labels=["n/a" if v is None else f"{100 * v:.0f}%" for v in values], fontsize=7,
+                     padding=2)
+        if any(ci is not None for ci in intervals):
+            ax.errorbar(xs, heights, yerr=_errors(values, intervals), fmt="none", ecolor="#1a202c", capsize=3)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylabel(ylabel)
+    if ymax is not None:
+        ax.set_ylim(0, ymax)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    return _svg(fig)
+
+
+def jacite_rates(rows: list[dict[str, Any]], title: str) -> str:
+    """jacite: invented and real-but-wrong rates per mention, JA vs EN, with question-bootstrap intervals."""
+    languages = [r["language"].upper() for r in rows]
+    series = {"invented": ([r["invented_rate"] for r in rows], [r["invented_ci"] for r in rows]),
+              "real but not the gold article": ([r["real_not_gold_rate"] for r in rows],
+                                                [r["real_not_gold_ci"] for r in rows])}
+    return grouped_bars(languages, series, title, "share of cited mentions")
+
+
+def icj_prf(rows: list[dict[str, Any]], title: str) -> str:
+    """ICJ: precision, recall and F1 per family, one bar group per family and round."""
+    groups = [f"{r['family']}" + (f" r{r['round']}" if len({x['round'] for x in rows}) > 1 else "") for r in rows]
+    series = {m: ([r[m] for r in rows], [None] * len(rows)) for m in ("precision", "recall", "f1")}
+    return grouped_bars(groups, series, title, "pooled over targets", ymax=1.0)

@@ -1,0 +1,61 @@
+"""Render the report's content with Jinja2: HTML (autoescaped, self-contained) or Markdown for CI logs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    """0.1234 → '12.3%'; None or NaN → 'n/a'."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        return "n/a"
+    return f"{100 * value:.{digits}f}%"
+
+
+def signed_pct(value: Any) -> str:
+    text = pct(value)
+    return text if text == "n/a" or text.startswith("-") else "+" + text
+
+
+def interval(ci: Any, signed: bool = False) -> str:
+    if not ci:
+        return "n/a"
+    fmt = signed_pct if signed else pct
+    return f"[{fmt(ci[0])}, {fmt(ci[1])}]"
+
+
+def number(value: Any) -> str:
+    if value is None or isinstance(value, float) and not math.isfinite(value):
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def figure_value(row: Any) -> str:
+    """A headline value: shares as percentages, counts, ratios and p-values as plain numbers."""
+    return pct(row["value"]) if row["unit"] == "%" else number(row["value"])
+
+
+def md_cell(value: Any) -> str:
+    """Text safe inside a Markdown table cell: no HTML, no pipes, one line."""
+    text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def environment() -> Environment:
+    env = Environment(loader=PackageLoader("auditpacks.runner.reporting", "templates"),
+                      autoescape=select_autoescape(enabled_extensions=("html.j2",), disabled_extensions=("md.j2",),
+                                                  default=True),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(pct=pct, signed_pct=signed_pct, interval=interval, number=number,
+                       figure_value=figure_value, md=md_cell)
+    return env
+
+
+def render(context: dict[str, Any], fmt: str = "html") -> str:
+    name = {"html": "report.html.j2", "md": "report.md.j2"}[fmt]
+    return environment().get_template(name).render(**context)

@@ -1,0 +1,161 @@
+"""Finding and loading finished runs: the run record, each round's results and the pack they ran.
+
+A RUN argument is a run record (``<model>.run.json``), a results file (``<model>.json``,
+its record beside it) or a folder (every run record under it). The pack is found by
+its sha256: among ``--pack`` files, else at the record's pack path or pack name
+beside the run, its parent folders or the working directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from auditpacks.core.errors import PackError
+from auditpacks.core.io import read_json, sha256_file
+from auditpacks.judges.run_files import record_for
+from auditpacks.packs.pack import Pack, load_pack
+from auditpacks.runner.execution.engine import judge_module
+
+RECORD_SUFFIX = ".run.json"
+#: judge → the benchmark family whose figures, plots and comparisons a report shows.
+KINDS = {"choice": "choice", "choice_match": "choice", "grounding": "jacite", "citations": "icj"}
+
+
+@dataclass
+class LoadedRun:
+    """One run: its record, the results of each round (round 1 first) and its pack."""
+
+    record_path: Path
+    record: dict[str, Any]
+    rounds: list[list[dict[str, Any]]]
+    pack: Pack
+    _headlines: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def model(self) -> str:
+        return str(self.record.get("model") or self.record_path.name.removesuffix(RECORD_SUFFIX))
+
+    @property
+    def judge(self) -> str:
+        return str(self.record.get("judge") or "")
+
+    @property
+    def kind(self) -> str:
+        return KINDS.get(self.judge, "generic")
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} · {self.pack.path.name}"
+
+    @property
+    def sha256(self) -> str:
+        return str((self.record.get("pack") or {}).get("sha256") or self.pack.sha256)
+
+    @cached_property
+    def scenarios(self) -> dict[str, dict[str, Any]]:
+        return {s["name"]: s for s in self.pack.scenarios}
+
+    def pairs(self, round_index: int = 0) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(scenario, result) for every result of a round, in results order."""
+        out = []
+        for i, result in enumerate(self.rounds[round_index]):
+            scenario = self.scenarios.get(result.get("scenario_name"))
+            if scenario is None:
+                raise PackError(f"{self.record_path.name}: result #{i} field scenario_name "
+                                f"{result.get('scenario_name')!r} is not a scenario of {self.pack.path.name}")
+            out.append((scenario, result))
+        return out
+
+    def headline(self, round_index: int = 0) -> dict[str, Any]:
+        """The judge's own headline figures for a round, as the run summary computes them."""
+        if round_index not in self._headlines:
+            self._headlines[round_index] = dict(judge_module(self.judge).headline(self.pairs(round_index)))
+        return self._headlines[round_index]
+
+
+def record_paths(arguments: Iterable[str | Path]) -> list[Path]:
+    """The run records the RUN arguments name, in order, each once."""
+    found: list[Path] = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            records = sorted(path.rglob("*" + RECORD_SUFFIX))
+            if not records:
+                raise PackError(f"{path}: no run records (*{RECORD_SUFFIX}) in this folder")
+        elif path.name.endswith(RECORD_SUFFIX):
+            records = [path]
+        elif path.suffix == ".json":
+            records = [record_for(path)]
+        else:
+            raise PackError(f"{path}: not a run record, results file or folder")
+        for record in records:
+            if not record.is_file():
+                raise PackError(f"{record}: run record not found")
+            if record.resolve() not in {p.resolve() for p in found}:
+                found.append(record)
+    return found
+
+
+def results_files(record_path: Path, record: Mapping[str, Any]) -> list[Path]:
+    """Each round's results file, round 1 first (a run without rounds: ``<model>.json`` beside it)."""
+    rounds = record.get("rounds") or []
+    names = [r.get("results") for r in rounds if isinstance(r, Mapping)]
+    if names and all(isinstance(n, str) for n in names):
+        return [record_path.parent / n for n in names]
+    return [record_path.with_name(record_path.name.removesuffix(RECORD_SUFFIX) + ".json")]
+
+
+class PackFinder:
+    """Packs by sha256, from ``--pack`` files first, then next to the runs."""
+
+    def __init__(self, packs: Iterable[str | Path] = ()) -> None:
+        self._by_sha: dict[str, Pack] = {}
+        self._hashed: dict[Path, str] = {}
+        for path in packs:
+            pack = load_pack(path)
+            self._by_sha[pack.sha256] = pack
+
+    def _sha(self, path: Path) -> str:
+        key = path.resolve()
+        if key not in self._hashed:
+            self._hashed[key] = sha256_file(path)
+        return self._hashed[key]
+
+    def find(self, record_path: Path, record: Mapping[str, Any]) -> Pack:
+        ref = record.get("pack") or {}
+        sha, name = ref.get("sha256"), ref.get("name") or (record.get("parameters") or {}).get("pack")
+        if not isinstance(sha, str):
+            raise PackError(f"{record_path.name}: field pack.sha256 is missing; not a run record")
+        if sha in self._by_sha:
+            return self._by_sha[sha]
+        explicit = [ref.get("path"), record.get("pack_path")]
+        folders = [record_path.parent, *list(record_path.parent.parents)[:3], Path.cwd()]
+        candidates = [Path(p) for p in explicit if isinstance(p, str)]
+        candidates += [folder / str(name) for folder in folders if name]
+        for candidate in candidates:
+            if candidate.is_file() and self._sha(candidate) == sha:
+                self._by_sha[sha] = load_pack(candidate)
+                return self._by_sha[sha]
+        raise PackError(f"{record_path.name}: pack {name} (sha256 {sha[:12]}…) not found; pass --pack PACK.json")
+
+
+def load_runs(arguments: Iterable[str | Path], packs: Iterable[str | Path] = ()) -> list[LoadedRun]:
+    finder = PackFinder(packs)
+    runs = []
+    for record_path in record_paths(arguments):
+        record = read_json(record_path, "run record")
+        if not isinstance(record, dict):
+            raise PackError(f"{record_path.name}: not a run record (a JSON object expected)")
+        rounds = []
+        for path in results_files(record_path, record):
+            data = read_json(path, "results file")
+            if not isinstance(data, Mapping) or not isinstance(data.get("results"), list):
+                raise PackError(f"{path.name}: not a simpleaudit results file (no results list)")
+            rounds.append(list(data["results"]))
+        runs.append(LoadedRun(record_path, record, rounds, finder.find(record_path, record)))
+    if not runs:
+        raise PackError("no runs given")
+    return runs
