@@ -83,7 +83,7 @@ def test_a_reply_that_cannot_be_graded_is_ungraded_with_its_reason_and_text(tmp_
         assert result["judgment"]["ungraded_reason"].startswith(reason)
         assert result["judgment"]["judge_reply"] == scripted(judge, [{"content": ""}])["content"]
     summary = run_file(tmp_path / "out")["summary"]
-    assert summary["verdicts"] == {"ungraded": 2} and summary["simpleaudit_score"] == 0.0
+    assert summary["verdicts"] == {"ungraded": 2} and summary["simpleaudit_score"] is None  # nothing graded
 
 
 def test_the_checklist_guard_never_lets_an_empty_checklist_pass():
