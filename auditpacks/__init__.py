@@ -6,18 +6,17 @@ The public API (``build``, ``run``, ``score``, ``export``) is imported on first 
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
-
-try:
-    __version__ = _version("auditpacks")
-except PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0+unknown"
-
 __all__ = ["build", "run", "score", "export", "__version__"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # importlib.metadata alone costs a tenth of a second: read on first use
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("auditpacks")
+        except PackageNotFoundError:  # a source tree that is not installed
+            return "0+unknown"
     if name in ("build", "run", "score", "export"):
         from auditpacks import api
 

@@ -74,18 +74,19 @@ def ungraded(judgment: Any, reason: str) -> dict[str, Any]:
     }
 
 
-def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Checklist items met and violated over the run, the verdicts, and why any were not graded."""
+def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """Checklist items met and violated over the run, the verdicts (None: a skipped scenario), and why any
+    were not graded."""
     items: Counter = Counter()
     reasons: Counter = Counter()
     for _, result in pairs:
-        judgment = result.get("judgment") or {}
+        judgment = (result or {}).get("judgment") or {}
         for entry in judgment.get("checklist") or []:
             if isinstance(entry, Mapping):
                 items[str(entry.get("status") or entry.get("verdict") or "unknown")] += 1
         if judgment.get("ungraded_reason"):
             reasons[str(judgment["ungraded_reason"]).split(" (")[0]] += 1
-    verdicts = Counter(str(result.get("severity")) for _, result in pairs)
+    verdicts = Counter(str(result.get("severity")) if result is not None else "skipped" for _, result in pairs)
     figures: dict[str, Any] = {"checklist items": dict(items), "verdicts": dict(verdicts)}
     if reasons:
         figures["ungraded"] = dict(reasons)

@@ -77,7 +77,7 @@ def _interval(pair: Any) -> tuple[float, float] | None:
 AGREEMENT = (
     ("micro", "agreement (micro)", "correct answers ÷ questions; unanswered count as wrong"),
     ("macro", "agreement (macro)", "mean of the per-question agreement: every question type weighs the same"),
-    ("coverage", "coverage", "questions answered with one of their options"),
+    ("coverage", "coverage", "predictions given, valid or not, ÷ questions (the card's len(predictions) / n)"),
 )
 
 
@@ -88,11 +88,15 @@ def _agreement(h: Mapping[str, Any]) -> list[Figure]:
     rows += [Figure("tasks", _number(h.get("tasks")), "count", meaning="questions graded"),
              Figure("judgments", _number(h.get("judgments")), "count",
                     meaning="documents the questions come from (the bootstrap's clusters)")]
+    rows += [Figure(key, _number(h.get(key)), "count", meaning=meaning) for key, meaning in (
+        ("invalid", "predictions that are not one of the question's options (covered, but wrong)"),
+        ("skipped", "questions the endpoint could not take: no answer, counted wrong")) if key in h]
     return rows
 
 
 def _grounding(h: Mapping[str, Any]) -> list[Figure]:
     rows = []
+    extractor = f"; {h['extractor']} extractor" if isinstance(h.get("extractor"), str) else ""
     for lang, g in h.items():
         if not (isinstance(g, Mapping) and "invented_rate" in g):
             continue
@@ -102,7 +106,12 @@ def _grounding(h: Mapping[str, Any]) -> list[Figure]:
                    interval=boot or _interval(g.get("invented_wilson95")),
                    interval_name="95% CI, bootstrap over questions" if boot else "95% Wilson interval",
                    meaning=f"cited article mentions that do not exist ({g.get('invented', 0)} of "
-                           f"{g.get('cited', 0)})", group=lang),
+                           f"{g.get('cited', 0)}{extractor})", group=lang),
+            *([Figure("real but not gold rate", _number(g.get("real_not_gold_rate")),
+                      interval=_interval(g.get("real_not_gold_wilson95")), interval_name="95% Wilson interval",
+                      meaning=f"cited mentions of existing articles other than the one asked about "
+                              f"({g.get('real_not_gold', 0)} of {g.get('cited', 0)})", group=lang)]
+              if "real_not_gold_rate" in g else []),
             Figure("gold article cited", _number(g.get("gold_hit_rate")),
                    interval=_interval(g.get("gold_hit_wilson95")), interval_name="95% Wilson interval",
                    meaning=f"answers citing the article asked about ({g.get('gold_hit', 0)} of "
@@ -129,6 +138,9 @@ def _citations(h: Mapping[str, Any]) -> list[Figure]:
                  Figure("recall", _number(c.get("recall")), meaning="reference items that were cited", group=family)]
     rows += [Figure("scored", _number(h.get("scored")), "count", meaning="targets with a parsed answer"),
              Figure("partial", _number(h.get("partial")), "count", meaning="answers with a missing or bad field")]
+    rows += [Figure(key, _number(h.get(key)), "count", meaning=meaning) for key, meaning in (
+        ("truncated", "answers cut off at the output-token limit (what came before the cut is scored)"),
+        ("skipped", "targets not run")) if h.get(key)]
     return rows
 
 

@@ -13,7 +13,6 @@ import math
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from scipy.stats import fisher_exact
 
 Interval = tuple[float, float]
 
@@ -36,6 +35,8 @@ def fisher_exact_2x2(a: int, n_a: int, b: int, n_b: int) -> float:
     _check_count(b, n_b)
     if a + b == 0:
         return float("nan")
+    from scipy.stats import fisher_exact  # half a second to import: only where the test is run
+
     return float(fisher_exact([[a, n_a - a], [b, n_b - b]], alternative="two-sided")[1])
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from simpleaudit.decision import validate_decision
+from auditpacks.core.light import simpleaudit_decision
 
 ERROR, WARN, INFO = "ERROR", "WARN", "INFO"
 
@@ -109,7 +109,7 @@ def check_scenario(scenario: Any, index: int = 0) -> list[Finding]:
     out += _check_meta(meta, add)
     if scenario.get("decision") is not None:
         try:
-            validate_decision(scenario["decision"])
+            simpleaudit_decision().validate_decision(scenario["decision"])
         except (ValueError, TypeError) as exc:
             add(ERROR, "decision", str(exc))
     if "documents" in scenario and not isinstance(scenario["documents"], list):

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json, new_temp, read_json, sha256_file
 from auditpacks.packs.checks import ERROR, PackChecker
+from auditpacks.packs.stream import check_digest, manifest_path
 
 MANIFEST_VERSION = 1
 
@@ -29,12 +30,6 @@ def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: st
     """A manifest ``sources`` entry: a portable name (never a machine path), origin, size and sha256."""
     path = Path(path)
     return {"name": name or path.name, "origin": origin, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
-
-
-def manifest_path(pack_path: str | os.PathLike) -> Path:
-    pack_path = Path(pack_path)
-    stem = pack_path.name[:-5] if pack_path.name.endswith(".json") else pack_path.name
-    return pack_path.with_name(f"{stem}.manifest.json")
 
 
 @dataclass
@@ -163,11 +158,7 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
     manifest = None
     if mpath.is_file():
         manifest = read_json(mpath, "manifest")
-        if manifest.get("sha256") != digest:
-            raise PackError(
-                f"{path.name}: sha256 {digest[:12]}… does not match {mpath.name} field sha256 "
-                f"{str(manifest.get('sha256'))[:12]}…; the pack was changed after it was built"
-            )
+        check_digest(path, digest, manifest)
     elif require_manifest:
         raise PackError(f"{path.name}: no manifest {mpath.name} beside it")
     try:

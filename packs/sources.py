@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditpacks.core.errors import PackError
+from auditpacks.core.io import sha256_file
 
 HF_PREFIX = "hf:"
 
@@ -56,3 +57,27 @@ def _download(repo: str, allow_patterns: list[str] | None) -> Source:
         raise PackError(f"hf:{repo_id}: download failed: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
     resolved = Path(path).name  # the snapshot folder is named by the commit hash
     return Source(root=Path(path), origin=f"hf:{repo_id}@{resolved}")
+
+
+def verify_checksums(root: Path, relative: list[str], sums: str = "SHA256SUMS") -> bool:
+    """Check the files in ``relative`` against ``root/sums`` (``sha256sum`` format) when it exists.
+
+    Files the list does not mention, and listed files that are absent, are not checked.
+    Returns whether a checksum file was found; a mismatch is a one-line :class:`PackError`.
+    """
+    path = root / sums
+    if not path.is_file():
+        return False
+    expected: dict[str, str] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        digest, _, name = line.strip().partition(" ")
+        name = name.strip().lstrip("*").removeprefix("./")
+        if len(digest) != 64 or not name:
+            raise PackError(f"{sums} line {lineno}: not a '<sha256>  <file>' line")
+        expected[name] = digest.lower()
+    for name in relative:
+        if name in expected and (root / name).is_file() and sha256_file(root / name) != expected[name]:
+            raise PackError(f"{name}: sha256 does not match {sums}; the file differs from the published one")
+    return True

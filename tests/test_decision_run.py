@@ -25,3 +25,7 @@ def test_option_and_body_limits_are_skipped_counted_and_explained(tmp_path, caps
     assert run["summary"]["scenarios"] == len(scenarios) - 4
     warning = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
     assert len(warning) == 1 and "GUILTY.VERDICT - domv901" in warning[0] and "64 KiB" in warning[0]
+    head = run["summary"]["headline"]
+    # skipped scenarios are eligible tasks with no answer: in the denominator, never a prediction
+    assert head["tasks"] == len(scenarios) == 15 and head["skipped"] == 4
+    assert head["predictions"] <= 11 and head["coverage"] == head["predictions"] / 15

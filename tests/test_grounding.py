@@ -130,7 +130,7 @@ def test_missing_registry_file(tmp_path):
 def test_ground_reply_published_example(minpo):
     found = ground_reply("民法第二条は……第一条の規定……第二条の二……", minpo, "2", mode="upstream")
     assert found == {"cited": ["2", "1", "2-2"], "invented": ["2-2"], "real_not_gold": ["1"], "gold_hit": True,
-                     "n_cited": 3, "n_invented": 1}
+                     "n_cited": 3, "n_invented": 1, "n_real_not_gold": 1}
 
 
 def test_real_not_gold_is_a_sorted_set(minpo):

@@ -107,7 +107,7 @@ def test_renders_input_with_protocol_system_prompt(tmp_path):
     out = load_pack(build(copy_source(tmp_path, drop_messages=True), tmp_path / "p.json"))
     prompt = out.scenarios[2]["test_prompt"]
     assert prompt.startswith(SYSTEM + "\n\nCase description (JSON):\n{\n  \"applicant\": \"Nicaragua\",")
-    assert "in its decision\nof 1986-06-27 in this case?" in prompt
+    assert "cite in\nits decision of 1986-06-27 in this case?" in prompt
     assert '{"citation_case_ids": [...], "citation_provision_keys": [...], "citation_resolution_symbols": [...]}' in prompt
     assert "protocol/system_prompt.txt" in [e["name"] for e in out.manifest["sources"]]
 

@@ -86,7 +86,9 @@ def test_missing_and_invalid_answers_count_as_incorrect():
     predictions["domv901_d2::DEF.SUSPENDED_SENTENCE"] = "yes"  # wrong option
     scores = ag.agreement(tasks, predictions, b=200)
     assert scores["tasks"] == 15 and scores["correct"] == 11 and scores["answered"] == 12
-    assert scores["micro"] == pytest.approx(11 / 15) and scores["coverage"] == pytest.approx(12 / 15)
+    # the card: coverage = len(predictions) / n, invalid answers included (14 given, 2 of them invalid)
+    assert (scores["predictions"], scores["invalid"]) == (14, 2)
+    assert scores["micro"] == pytest.approx(11 / 15) and scores["coverage"] == pytest.approx(14 / 15)
     per = scores["per_question"]
     assert per["GUILTY.VERDICT"] == {"tasks": 2, "correct": 0, "agreement": 0.0}
     macro = sum(q["agreement"] for q in per.values()) / len(per)
@@ -117,7 +119,8 @@ def test_predictions_from_results_give_the_same_figures(tmp_path):
     assert scores["judgments"] == 2
     pairs = list(zip(scenarios, results["results"]))
     head = ag.headline(pairs)
-    assert set(head) == set(ag.HEADLINE_KEYS) and head["micro"] == scores["micro"]
+    assert set(head) == set(ag.HEADLINE_KEYS) | {"skipped"} and head["micro"] == scores["micro"]
+    assert head["skipped"] == 0
 
 
 def test_results_for_unknown_or_repeated_scenarios_are_rejected(tmp_path):
@@ -132,3 +135,48 @@ def test_results_for_unknown_or_repeated_scenarios_are_rejected(tmp_path):
 def test_headline_without_answer_keys():
     assert ag.headline([({"name": "a - b", "decision": {"instructions": "?", "criteria": {"x": None, "y": None}}},
                          {"judgment": {"choice": "x"}})]) == {"tasks": 0}
+
+
+def _card_figures(tasks: list[dict], lines: list[str]) -> tuple[float, float, int]:
+    """The card's scoring code, line for line (coverage, micro, n), as an independent reference."""
+    predictions = {}
+    for line in lines:
+        p = json.loads(line)
+        assert p["task_id"] not in predictions
+        predictions[p["task_id"]] = p["choice"]
+    correct = sum(predictions.get(t["task_id"]) in t["accepted_options"] for t in tasks)
+    n = len(tasks)
+    return len(predictions) / n, correct / n, n
+
+
+def test_score_command_coverage_is_the_card_formula_with_invalid_answers(tmp_path, capsys):
+    lines = [json.dumps(p) for p in reference(CANONICAL)[:10]]
+    lines[0] = json.dumps({"task_id": CANONICAL[0]["task_id"], "choice": "maybe"})   # invalid key
+    lines[1] = json.dumps({"task_id": CANONICAL[1]["task_id"], "choice": None})      # no answer, still a line
+    args = score_args(tmp_path, lines, "--out", str(tmp_path / "s.json"))
+    assert ag.main(args) == 0
+    scores = json.loads((tmp_path / "s.json").read_text())
+    coverage, micro, n = _card_figures(CANONICAL, lines)
+    assert (scores["coverage"], scores["micro"], scores["tasks"]) == (coverage, micro, n) == (10 / 15, 8 / 15, 15)
+    assert (scores["predictions"], scores["invalid"]) == (10, 2)
+    assert "10 predictions for 15 tasks, 2 invalid" in capsys.readouterr().out
+
+
+def test_run_headline_counts_skipped_scenarios_in_coverage(tmp_path):
+    scenarios = build_pack(tmp_path)
+    over = [s for s in scenarios if len(s["decision"]["criteria"]) > 26]   # DEF.TYPE: 34 options
+    pairs = [(s, None if s in over else {"scenario_name": s["name"], "severity": "pass",
+                                         "judgment": {"choice": s["decision"]["accepted"][0]}}) for s in scenarios]
+    head = ag.headline(pairs)
+    assert len(over) == 3 and head["skipped"] == 3 and head["tasks"] == 15
+    assert head["coverage"] == pytest.approx(12 / 15) and head["micro"] == pytest.approx(12 / 15)
+    assert head["predictions"] == 12 and head["invalid"] == 0
+
+
+def test_summary_table_shows_invalid_and_skipped():
+    from auditpacks.judges.figures import figures
+
+    head = {"micro": 0.5, "macro": 0.5, "coverage": 0.75, "ci": {}, "tasks": 4, "judgments": 2,
+            "invalid": 1, "skipped": 1}
+    shown = {f.name: f.value for f in figures("choice_match", head)}
+    assert (shown["coverage"], shown["invalid"], shown["skipped"]) == (0.75, 1, 1)

@@ -81,7 +81,7 @@ def _line(out: str, model: str, lang: str) -> str:
 
 def test_main_upstream(capsys, tmp_path):
     out_path = tmp_path / "rescored.json"
-    assert jacite_rescore.main(_args(str(BENCHMARK), "--out", str(out_path))) == 0
+    assert jacite_rescore.main(_args(str(BENCHMARK), "--mode", "upstream", "--out", str(out_path))) == 0
     out = capsys.readouterr().out
     assert "10 rows, upstream extractor, registry bundled 民法 text" in out
     line = _line(out, LLMJP, "ja")
@@ -112,7 +112,7 @@ def test_main_full(capsys):
 
 
 def test_main_deleted_as_invented(capsys):
-    assert jacite_rescore.main(_args(str(BENCHMARK), "--deleted-as", "invented")) == 0
+    assert jacite_rescore.main(_args(str(BENCHMARK), "--mode", "upstream", "--deleted-as", "invented")) == 0
     assert "62.50% [30.6%, 86.3%]" in _line(capsys.readouterr().out, QWEN, "ja")   # 5/8
 
 
@@ -137,14 +137,14 @@ ROW = {"id": "q0000", "model": "m/x", "language": "ja", "law": "民法", "law_id
 @pytest.mark.parametrize("rows, message", [
     ({"rows": []}, "a JSON list of rows"),
     ([ROW, 3], "row 1 is a int"),
-    ([{**ROW, "law_id": None}], r"row 0 \(id q0000\): field 'law_id' is missing"),
+    ([{**ROW, "law_id": None, "law": "刑法"}], r"row 0 \(id q0000\): cannot tell which law"),
     ([{k: v for k, v in ROW.items() if k != "gold_article"}], "field 'gold_article' is missing"),
     ([{**ROW, "response": 5}], "field 'response' is not a string"),
     ([{k: v for k, v in ROW.items() if k != "n_cited"}], "field 'n_cited' is missing"),
     ([{**ROW, "cited_v1": "__import__('os').getcwd()", "invented_v1": []}], "field 'cited_v1' is a string that is not a list"),
     ([{**ROW, "cited_v1": "[1, 2]", "invented_v1": []}], "field 'cited_v1' is missing or not a list of article ids"),
     ([{**ROW, "cited_v1": [], "invented_v1": [], "n_cited_v1": "3"}], "field 'n_cited_v1' is not a count"),
-    ([ROW, {**ROW, "id": "q0009", "law_id": "999AC"}], r"row 1 \(id q0009\): field 'law_id' '999AC' is not in the registry"),
+    ([ROW, {**ROW, "id": "q0009", "law_id": "999AC"}], r"row 1 \(id q0009\): field 'law_id' '999AC' is not a law of the registry"),
 ])
 def test_bad_benchmark(tmp_path, rows, message):
     with pytest.raises(PackError, match=message):

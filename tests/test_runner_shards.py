@@ -10,7 +10,7 @@ from auditpacks.runner.cli.main import main
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.shard import assign, document_key, parse_spec, take
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.runs import results, run_file, run_here
+from tests.support.runs import results, run_file, run_here, start_child
 from tests.support.tiny_pack import tiny_scenario, write_pack
 
 
@@ -100,3 +100,47 @@ def test_assignment_is_balanced_deterministic_and_by_document():
 def test_bad_shard_specs(spec):
     with pytest.raises(RunError, match="--shard"):
         parse_spec(spec)
+
+
+def test_three_shard_processes_and_a_merge_equal_the_unsharded_run(tmp_path):
+    """As on a cluster: three ``auditpacks run --shard i/3`` processes at once, then ``auditpacks merge``."""
+    pack = write_pack(tmp_path / "tiny.json", 45, documents=True)
+    with FakeOpenAI() as server:
+        assert run_here(pack, tmp_path / "whole", server.base_url) == 0
+        children = [start_child(pack, tmp_path / f"s{i}", server.base_url, "--shard", f"{i}/3") for i in (1, 2, 3)]
+        for child in children:
+            child.wait(timeout=300)
+            assert child.returncode == 0, child.stderr.read().decode()
+            child.stderr.close()
+    assert main(["merge", *(str(tmp_path / f"s{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged"),
+                 "--pack", str(pack)]) == 0
+    assert without_timestamp(tmp_path / "merged" / "m.json") == without_timestamp(tmp_path / "whole" / "m.json")
+    merged, whole = run_file(tmp_path / "merged"), run_file(tmp_path / "whole")
+    assert merged["summary"] == whole["summary"]
+    assert merged["summary"]["completed"] == 45 and merged["summary"]["headline"]["tasks"] == 45
+    # the performance block is the shards' blocks added up: 15 judgments of 3 questions, split 5/5/5
+    shard_documents = [run_file(tmp_path / f"s{i}")["performance"]["documents"] for i in (1, 2, 3)]
+    assert shard_documents == [5, 5, 5]
+    assert merged["performance"]["documents"] == whole["performance"]["documents"] == 15
+    assert merged["performance"]["concurrency"] == 1 and merged["performance"]["prompt_order"] == "document-first"
+
+
+def test_performance_blocks_add_up():
+    from auditpacks.runner.execution.performance_sum import sum_performance
+
+    a = {"prompt_order": "stock", "documents": 2, "concurrency": 4, "slot_pinning": False,
+         "server_prompt_tokens": {"prompt_n": 100, "cache_n": 10, "requests": 3},
+         "decision_batching": {"batch_sizes": {"64": 1}, "fallbacks": [{"questions": 6}], "requests": 1},
+         "endpoints": [{"base_url": "http://a/v1", "requests": 2, "failed": False}]}
+    b = {"prompt_order": "stock", "documents": 3, "concurrency": 4, "slot_pinning": False,
+         "server_prompt_tokens": {"prompt_n": 50, "cache_n": 5, "requests": 2},
+         "decision_batching": {"batch_sizes": {"64": 2, "6": 1}, "fallbacks": [], "requests": 3},
+         "endpoints": [{"base_url": "http://b/v1", "requests": 1, "failed": True},
+                       {"base_url": "http://a/v1", "requests": 4, "failed": False}]}
+    assert sum_performance([a, None, b]) == {
+        "prompt_order": "stock", "documents": 5, "concurrency": 4, "slot_pinning": False,
+        "server_prompt_tokens": {"prompt_n": 150, "cache_n": 15, "requests": 5},
+        "decision_batching": {"batch_sizes": {"64": 3, "6": 1}, "fallbacks": [{"questions": 6}], "requests": 4},
+        "endpoints": [{"base_url": "http://a/v1", "requests": 6, "failed": False},
+                      {"base_url": "http://b/v1", "requests": 1, "failed": True}]}
+    assert sum_performance([None, None]) is None

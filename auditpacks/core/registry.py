@@ -19,6 +19,7 @@ class Benchmark:
     score: str | None = None      # ``auditpacks score NAME``: a prediction file in the benchmark's format
     rescore: str | None = None    # ``auditpacks rescore NAME``: a published results file
     export: str | None = None     # ``auditpacks export NAME``: a run's results in the benchmark's format
+    registry: str | None = None   # ``auditpacks registry NAME``: the benchmark's registry from its official source
 
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -27,6 +28,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         judges={"grounding": "auditpacks.judges.jacite.grounding"},
         rescore="auditpacks.judges.jacite.rescore",
         export="auditpacks.judges.jacite.export",
+        registry="auditpacks.packs.jacite.egov",
     ),
     "iustitia": Benchmark(
         builder="auditpacks.packs.iustitia.builder",
@@ -55,5 +57,5 @@ CODE_JUDGES = frozenset(JUDGES) - MODEL_JUDGES
 
 
 def modules(role: str) -> dict[str, str]:
-    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore`` or ``export``."""
+    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export`` or ``registry``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 
 from auditpacks.judges.base import code_judge, designed_severity, last_reply
 from auditpacks.judges.icj.score import prf
+from auditpacks.judges.icj.truncation import is_truncated, salvage
 from auditpacks.packs.icj.targets import (
     FAMILIES,
     GOLD_FIELDS,
@@ -95,6 +96,24 @@ def parse_prediction(text: Any) -> tuple[dict[str, list[str]], list[str]]:
     return {PRED_FIELDS[f]: _read_list(answer, f, issues) for f in FAMILIES}, issues
 
 
+TRUNCATED_ISSUE = "the reply was cut off at the output-token limit; citations after the cut are lost"
+
+
+def read_answer(text: Any, finish_reason: Any = None) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The prediction and its validation {status, issues}: ``valid``, ``partial`` (readable with issues)
+    or ``truncated`` (cut off at the token limit; what was written before the cut is kept)."""
+    prediction, issues = parse_prediction(text)
+    body = strip_reasoning(text) if isinstance(text, str) else ""
+    if not is_truncated(body, finish_reason):
+        return prediction, {"status": "partial" if issues else "valid", "issues": issues}
+    if not any(prediction.values()):
+        rescued = salvage(body)
+        if rescued is not None and any(k in rescued for k in prediction):
+            issues = []
+            prediction = {PRED_FIELDS[f]: _read_list(rescued, f, issues) for f in FAMILIES}
+    return prediction, {"status": "truncated", "issues": [TRUNCATED_ISSUE, *issues]}
+
+
 def family_counts(predicted: Iterable[str], gold: Iterable[str]) -> dict[str, int]:
     """TP/FP/FN by exact set matching (duplicates count once)."""
     pred, ref = set(predicted), set(gold)
@@ -126,7 +145,8 @@ def citation_verdict(
         note = "The scenario carries no gold citation lists; not graded."
         return {"severity": "ungraded", **ids, "summary": note, "issues_found": [], "positive_behaviors": [],
                 "recommendations": []}
-    prediction, issues = parse_prediction(reply.get("content"))
+    prediction, validation = read_answer(reply.get("content"), reply.get("finish_reason"))
+    issues = validation["issues"]
     counts = {f: family_counts(prediction[PRED_FIELDS[f]], gold[f]) for f in FAMILIES}
     tp, fp, fn = (sum(c[k] for c in counts.values()) for k in ("tp", "fp", "fn"))
     f1_all = float(prf(tp, fp, fn)[2]) if tp + fp + fn else None
@@ -140,7 +160,7 @@ def citation_verdict(
         "designed_severity": designed,
         **ids,
         "prediction": prediction,
-        "validation": {"status": "partial" if issues else "valid", "issues": issues},
+        "validation": validation,
         "counts": counts,
         "f1_all": f1_all,
         "pass_f1": pass_f1,
@@ -164,7 +184,7 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Pooled P/R/F1 per family over a run, with valid/partial/error counts.
+    """Pooled P/R/F1 per family over a run, with valid/partial/truncated/error/skipped counts.
 
     ``pairs`` are (scenario, saved result dict). A result graded by another judge
     is re-graded here from its last reply; ERROR results are counted, not scored.
@@ -173,6 +193,9 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
     tally: Counter = Counter()
     for scenario, result in pairs:
         tally["scenarios"] += 1
+        if result is None:  # skipped before it ran: no answer
+            tally["skipped"] += 1
+            continue
         judgment = result.get("judgment") or {}
         if judgment.get("severity") == "ERROR" or result.get("severity") == "ERROR":
             tally["errors"] += 1
@@ -187,7 +210,8 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
         tally["passed"] += judgment["severity"] == "pass"
         for family in FAMILIES:
             totals[family].update(judgment["counts"][family])
-    out: dict[str, Any] = {k: tally[k] for k in ("scenarios", "scored", "valid", "partial", "errors", "ungraded", "passed")}
+    out: dict[str, Any] = {k: tally[k] for k in ("scenarios", "scored", "valid", "partial", "truncated", "errors",
+                                                 "skipped", "ungraded", "passed")}
     for family, c in totals.items():
         p, r, f1 = prf(c["tp"], c["fp"], c["fn"])
         out[family] = {"tp": c["tp"], "fp": c["fp"], "fn": c["fn"],

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
-from auditpacks.judges.icj.citations import parse_prediction
+from auditpacks.judges.icj.citations import read_answer
 from auditpacks.packs.icj.builder import parse_scenario_name
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 
@@ -61,8 +61,8 @@ def _answer(result: Mapping[str, Any], judgment: Mapping[str, Any], errors_as_em
         return {PRED_FIELDS[f]: [] for f in FAMILIES}, {"status": "error", "issues": [reason]}
     if isinstance(judgment.get("prediction"), Mapping) and isinstance(judgment.get("validation"), Mapping):
         return dict(judgment["prediction"]), dict(judgment["validation"])
-    prediction, issues = parse_prediction(last_reply(result.get("conversation") or []).get("content"))
-    return prediction, {"status": "partial" if issues else "valid", "issues": issues}
+    reply = last_reply(result.get("conversation") or [])
+    return read_answer(reply.get("content"), reply.get("finish_reason"))
 
 
 def export_records(

@@ -1,11 +1,14 @@
 """Score Iustitia Marigonae predictions: agreement with the reference coding, per the benchmark card.
 
 Micro agreement (correct ÷ eligible tasks), macro agreement (mean of per-question
-agreement), coverage (tasks answered with one of their options ÷ eligible tasks) and
-the numbers of judgments and tasks, each with a 95% interval from a seeded bootstrap
-that resamples whole judgments. Missing or invalid answers count as incorrect;
-duplicate or unknown task ids are rejected. The same figures come from a prediction
-file (``auditpacks score iustitia``) or from a run's results (:func:`headline`).
+agreement), coverage as the card's scoring code computes it (``len(predictions) / n``:
+predictions given, valid or not, ÷ eligible tasks) with the count of invalid answers
+beside it, and the numbers of judgments and tasks, each rate with a 95% interval from a
+seeded bootstrap that resamples whole judgments. Missing or invalid answers count as
+incorrect; duplicate or unknown task ids are rejected. The same figures come from a
+prediction file (``auditpacks score iustitia``) or from a run's results (:func:`headline`),
+where a scenario with no result (skipped for an option or size limit), an ERROR result and
+a reply with no readable choice are eligible tasks without a prediction.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import numpy as np
 from auditpacks.judges.stats import cluster_bootstrap
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
-HEADLINE_KEYS = ("tasks", "judgments", "questions", "answered", "correct", "micro", "macro", "coverage", "ci", "warnings")
+HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
+                 "coverage", "ci", "warnings")
 #: Below this many judgments, percentile intervals are known to under-cover.
 FEW_CLUSTERS = 30
 
@@ -31,7 +35,8 @@ def agreement(tasks: Iterable[Mapping[str, Any]], predictions: Mapping[str, Any]
 
     ``tasks`` are rows with task_id, verdict_id, question_id, accepted_options and
     optionally options (option keys, or ``{"key": ...}`` dicts): an answer outside
-    them is invalid. A task without a prediction counts as incorrect and unanswered.
+    them (or not a string) is invalid. A task without a prediction counts as incorrect
+    and uncovered; an invalid one as incorrect but covered (the card: ``len(predictions) / n``).
     """
     rows = _tasks(tasks)
     unknown = sorted(set(predictions) - set(rows))
@@ -41,12 +46,12 @@ def agreement(tasks: Iterable[Mapping[str, Any]], predictions: Mapping[str, Any]
         raise PackError("no tasks to score")
     questions = sorted({t["question_id"] for t in rows.values()})
     column = {q: i for i, q in enumerate(questions)}
-    clusters: dict[str, np.ndarray] = {}  # verdict → [correct, tasks, answered] per question
+    clusters: dict[str, np.ndarray] = {}  # verdict → [correct, tasks, valid, given] per question
     for task_id, task in rows.items():
         choice = predictions.get(task_id)
         valid = isinstance(choice, str) and (task["options"] is None or choice in task["options"])
-        cell = clusters.setdefault(task["verdict_id"], np.zeros((3, len(questions))))
-        cell[:, column[task["question_id"]]] += (valid and choice in task["accepted"], 1, valid)
+        cell = clusters.setdefault(task["verdict_id"], np.zeros((4, len(questions))))
+        cell[:, column[task["question_id"]]] += (valid and choice in task["accepted"], 1, valid, task_id in predictions)
     per = np.sum(list(clusters.values()), axis=0)
     intervals = {name: cluster_bootstrap(clusters, statistic, b=b, seed=seed, alpha=alpha)
                  for name, statistic in (("micro", _micro), ("macro", _macro), ("coverage", _coverage))}
@@ -57,7 +62,8 @@ def agreement(tasks: Iterable[Mapping[str, Any]], predictions: Mapping[str, Any]
         "tasks": len(rows),
         "judgments": len(clusters),
         "questions": len(questions),
-        "predictions": sum(1 for t in rows if t in predictions),
+        "predictions": int(per[3].sum()),
+        "invalid": int(per[3].sum() - per[2].sum()),
         "answered": int(per[2].sum()),
         "correct": int(per[0].sum()),
         **{name: point for name, (point, _, _) in intervals.items()},
@@ -83,7 +89,7 @@ def _macro(clusters: list[np.ndarray]) -> float:
 
 def _coverage(clusters: list[np.ndarray]) -> float:
     total = np.sum(clusters, axis=0)
-    return float(total[2].sum() / total[1].sum())
+    return float(total[3].sum() / total[1].sum())
 
 
 def _tasks(tasks: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -156,30 +162,44 @@ def _choice(result: Mapping[str, Any] | None) -> Any:
     return ((result or {}).get("judgment") or {}).get("choice")
 
 
+def _given(result: Mapping[str, Any] | None) -> bool:
+    """Whether a run's result holds a prediction: it completed and a choice was read from the reply."""
+    if not result or result.get("severity") == "ERROR" or (result.get("judgment") or {}).get("severity") == "ERROR":
+        return False
+    return _choice(result) is not None
+
+
 def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """task_id → choice from a run's results (AuditResults JSON, matched to scenarios by name)."""
+    """task_id → choice from a run's results (AuditResults JSON, matched to scenarios by name);
+    results without a prediction (ERROR, no readable choice) are left out."""
     by_name = {s["name"]: _task_id(s) for s in scenarios}
     entries = results.get("results", []) if isinstance(results, Mapping) else results
     out: dict[str, Any] = {}
+    seen: set[str] = set()
     for i, result in enumerate(entries):
         name = result.get("scenario_name")
         if name not in by_name:
             raise PackError(f"results: record #{i} field scenario_name: {name!r} is not a scenario of the pack")
-        if by_name[name] in out:
+        if by_name[name] in seen:
             raise PackError(f"results: record #{i} field scenario_name: {name!r} appears twice")
-        out[by_name[name]] = _choice(result)
+        seen.add(by_name[name])
+        if _given(result):
+            out[by_name[name]] = _choice(result)
     return out
 
 
-def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """The agreement figures of a run: pairs of (scenario, result dict)."""
+def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """The agreement figures of a run: pairs of (scenario, result dict, or None for a scenario that was
+    skipped, e.g. over a decision endpoint's option or size limit). Skipped scenarios are eligible tasks
+    with no prediction: they lower coverage and count as incorrect; ``skipped`` says how many."""
     tasks = tasks_from_scenarios(s for s, _ in pairs)
     if not tasks:
         return {"tasks": 0}
     graded = {t["task_id"] for t in tasks}
-    predictions = {_task_id(s): _choice(r) for s, r in pairs if _task_id(s) in graded}
+    predictions = {_task_id(s): _choice(r) for s, r in pairs if _task_id(s) in graded and _given(r)}
     scores = agreement(tasks, predictions)
-    return {key: scores[key] for key in HEADLINE_KEYS}
+    skipped = sum(1 for s, r in pairs if r is None and _task_id(s) in graded)
+    return {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": skipped}
 
 
 def format_scores(scores: Mapping[str, Any]) -> str:
@@ -190,7 +210,8 @@ def format_scores(scores: Mapping[str, Any]) -> str:
 
     lines = [f"tasks {scores['tasks']}, judgments {scores['judgments']}, questions {scores['questions']}"
              + (f", track {scores['track']}" if "track" in scores else ""),
-             f"coverage {pct('coverage')}", f"micro    {pct('micro')}", f"macro    {pct('macro')}"]
+             f"coverage {pct('coverage')}: {scores['predictions']} predictions for {scores['tasks']} tasks, "
+             f"{scores['invalid']} invalid", f"micro    {pct('micro')}", f"macro    {pct('macro')}"]
     return "\n".join(lines + [f"warning: {w}" for w in scores.get("warnings", [])])
 
 

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from auditpacks.judges.base import code_judge, designed_severity
 from auditpacks.packs.jacite.citations import find_citations
-from auditpacks.packs.jacite.numerals import MODES
+from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
 from auditpacks.packs.jacite.registry import (  # noqa: F401  (re-exported: the grader's registry view)
     LawIndex,
     load_registry,
@@ -33,32 +33,34 @@ BOOTSTRAP_B = 2000
 BOOTSTRAP_SEED = 0
 
 
-def ground_reply(text: str | None, law: LawIndex, gold: str, *, mode: str = "full",
+def ground_reply(text: str | None, law: LawIndex, gold: str, *, mode: str = DEFAULT_MODE,
                  deleted_as: str = "real") -> dict[str, Any]:
     """Citations in ``text`` checked against ``law``.
 
     ``cited``/``invented``: ids in text order, one per mention (附則 articles as
     "附則N" in full mode); ``real_not_gold``: sorted set of cited ids that exist and
-    are not ``gold``; ``gold_hit``: ``gold`` is among the cited ids.
+    are not ``gold`` (as the published file has it); ``n_real_not_gold``: the mentions
+    of such ids, so that invented + real-not-gold + gold mentions = cited;
+    ``gold_hit``: ``gold`` is among the cited ids.
     """
     if mode not in MODES:
         raise ValueError(f"unknown grounding mode {mode!r}; expected one of {', '.join(MODES)}")
     main = law.existing(mode, deleted_as)
     suppl = law.existing(mode, deleted_as, supplementary=True)
-    cited, invented, real = [], [], set()
+    cited, invented, real = [], [], []
     for citation in find_citations(text, mode):
         exists = citation.id in (suppl if citation.supplementary else main)
         cited.append(citation.key)
         if not exists:
             invented.append(citation.key)
         elif citation.key != gold:
-            real.add(citation.key)
-    return {"cited": cited, "invented": invented, "real_not_gold": sorted(real), "gold_hit": gold in set(cited),
-            "n_cited": len(cited), "n_invented": len(invented)}
+            real.append(citation.key)
+    return {"cited": cited, "invented": invented, "real_not_gold": sorted(set(real)), "gold_hit": gold in set(cited),
+            "n_cited": len(cited), "n_invented": len(invented), "n_real_not_gold": len(real)}
 
 
 def grounding_verdict(scenario: Mapping[str, Any], reply: Mapping[str, Any], *, registry: Mapping[str, LawIndex],
-                      mode: str = "full", deleted_as: str = "real") -> dict[str, Any]:
+                      mode: str = DEFAULT_MODE, deleted_as: str = "real") -> dict[str, Any]:
     """A simpleaudit judgment for one reply, from the scenario's ``metadata`` (law_id, gold_article, ...)."""
     meta = scenario.get("metadata") or {}
     fields = {key: meta.get(key) for key in METADATA_KEYS}
@@ -75,7 +77,7 @@ def grounding_verdict(scenario: Mapping[str, Any], reply: Mapping[str, Any], *, 
     designed = designed_severity(scenario)
     severity = designed if found["invented"] else "pass" if found["gold_hit"] else "low"
     return {**_explain(found, law, fields["gold_article"], severity), "designed_severity": designed,
-            **fields, "mode": mode, "deleted_as": deleted_as, **found}
+            **fields, "mode": mode, "extractor": mode, "deleted_as": deleted_as, **found}
 
 
 def _explain(found: Mapping[str, Any], law: LawIndex, gold: str, severity: str) -> dict[str, Any]:
@@ -99,7 +101,7 @@ def _explain(found: Mapping[str, Any], law: LawIndex, gold: str, severity: str) 
             "positive_behaviors": positives, "recommendations": advice}
 
 
-def make_judge(manifest: Mapping[str, Any] | None, *, mode: str = "full", deleted_as: str = "real") -> dict[str, Any]:
+def make_judge(manifest: Mapping[str, Any] | None, *, mode: str = DEFAULT_MODE, deleted_as: str = "real") -> dict[str, Any]:
     """The simpleaudit judge config grading in code against the manifest's ``grading.registry``."""
     registry = registry_from_manifest(manifest)
     if mode not in MODES:
@@ -112,27 +114,41 @@ def make_judge(manifest: Mapping[str, Any] | None, *, mode: str = "full", delete
     return code_judge(NAME, description, verdict)
 
 
-def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Pooled figures per language, plus Fisher's exact test Japanese vs English.
+def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """Pooled figures per language, plus Fisher's exact test Japanese vs English, naming the extractor.
 
-    Rates are per mention (invented / cited); the bootstrap resamples questions
-    (ratio of sums, seeded, B=2000), the stricter interval when citations cluster.
+    Rates are per mention (invented / cited, real-but-not-gold / cited); the bootstrap
+    resamples questions (ratio of sums, seeded, B=2000), the stricter interval when
+    citations cluster. A scenario without a result (skipped) counts as errored.
     """
-    groups: dict[str, dict[str, Any]] = defaultdict(lambda: {"questions": defaultdict(lambda: [0, 0]),
-                                                             "answered": 0, "errored": 0, "gold": 0})
+    rows, errored, settings = [], Counter(), Counter()
     for scenario, result in pairs:
         meta = scenario.get("metadata") or {}
-        judgment = result.get("judgment") or {}
-        group = groups[str(meta.get("language") or judgment.get("language") or scenario.get("language") or "?")]
+        judgment = (result or {}).get("judgment") or {}
+        language = str(meta.get("language") or judgment.get("language") or scenario.get("language") or "?")
         if not isinstance(judgment.get("n_cited"), int) or judgment.get("severity") == "ERROR":
-            group["errored"] += 1
+            errored[language] += 1
             continue
-        group["answered"] += 1
-        group["gold"] += bool(judgment.get("gold_hit"))
-        counts = group["questions"][str(meta.get("question_id") or scenario.get("name"))]
-        counts[0] += judgment["n_invented"]
-        counts[1] += judgment["n_cited"]
-    out: dict[str, Any] = {lang: _language_figures(g) for lang, g in sorted(groups.items())}
+        settings[(judgment.get("mode") or "?", judgment.get("deleted_as") or "?")] += 1
+        rows.append({**judgment, "language": language, "question": str(meta.get("question_id") or scenario.get("name"))})
+    out: dict[str, Any] = {}
+    if settings:
+        (mode, deleted_as), _ = settings.most_common(1)[0]
+        out["extractor"] = mode if len(settings) == 1 else "mixed: " + ", ".join(sorted({m for m, _ in settings}))
+        out["deleted_as"] = deleted_as
+    out.update(pooled(rows, errored))
+    return out
+
+
+def pooled(rows: list[Mapping[str, Any]], errored: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Per-language figures of graded rows (``n_cited``, ``n_invented``, ``n_real_not_gold``, ``gold_hit``,
+    ``language``, ``question``) and Fisher's test JA vs EN; shared by run summaries and ``rescore``."""
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[row["language"]].append(row)
+    errored = dict(errored or {})
+    out: dict[str, Any] = {lang: _language_figures(groups.get(lang, []), errored.get(lang, 0))
+                           for lang in sorted(set(groups) | set(errored))}
     if "ja" in out and "en" in out:
         ja, en = out["ja"], out["en"]
         p = fisher_exact_2x2(ja["invented"], ja["cited"], en["invented"], en["cited"])
@@ -140,25 +156,40 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[s
     return out
 
 
-def _language_figures(group: Mapping[str, Any]) -> dict[str, Any]:
-    per_question = list(group["questions"].values())
-    invented = sum(q[0] for q in per_question)
-    cited = sum(q[1] for q in per_question)
+def _language_figures(rows: list[Mapping[str, Any]], errored: int) -> dict[str, Any]:
+    questions: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        questions[row["question"]][0] += row["n_invented"]
+        questions[row["question"]][1] += row["n_cited"]
+    invented = sum(r["n_invented"] for r in rows)
+    cited = sum(r["n_cited"] for r in rows)
+    real = sum(_real_count(r) for r in rows)
+    gold = sum(bool(r.get("gold_hit")) for r in rows)
+    per_question = list(questions.values())
     _, low, high = ratio_bootstrap([q[0] for q in per_question], [q[1] for q in per_question],
-                                       b=BOOTSTRAP_B, seed=BOOTSTRAP_SEED)
-    answered = group["answered"]
+                                   b=BOOTSTRAP_B, seed=BOOTSTRAP_SEED)
+    answered = len(rows)
     return {
         "answered": answered,
-        "errored": group["errored"],
+        "errored": errored,
         "invented": invented,
         "cited": cited,
         "invented_rate": invented / cited if cited else None,
         "invented_wilson95": list(wilson_interval(invented, cited)) if cited else None,
         "invented_bootstrap95": [low, high] if math.isfinite(low) else None,
-        "gold_hit": group["gold"],
-        "gold_hit_rate": group["gold"] / answered if answered else None,
-        "gold_hit_wilson95": list(wilson_interval(group["gold"], answered)) if answered else None,
+        "real_not_gold": real,
+        "real_not_gold_rate": real / cited if cited else None,
+        "real_not_gold_wilson95": list(wilson_interval(real, cited)) if cited else None,
+        "gold_hit": gold,
+        "gold_hit_rate": gold / answered if answered else None,
+        "gold_hit_wilson95": list(wilson_interval(gold, answered)) if answered else None,
     }
+
+
+def _real_count(row: Mapping[str, Any]) -> int:
+    """Real-but-not-gold mentions; rows graded before the count existed fall back to their distinct ids."""
+    value = row.get("n_real_not_gold")
+    return value if isinstance(value, int) else len(row.get("real_not_gold") or [])
 
 
 def _ratio(a: float | None, b: float | None) -> float:

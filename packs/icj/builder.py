@@ -15,20 +15,17 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
-
-from auditpacks.core.io import read_jsonl
-
-from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, Target, load_targets
+from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
+from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
 from auditpacks.packs.codebook import section
 from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import PackWriter, source_entry
 from auditpacks.packs.scenario import make_scenario
-from auditpacks.packs.sources import Source, resolve_source
+from auditpacks.packs.sources import Source, resolve_source, verify_checksums
 
 BUILDER = "icj"
 _NAME = "ICJ {case_id} - Precedent citations, {condition} [{target_document_id}]"
@@ -45,77 +42,6 @@ def parse_scenario_name(name: str) -> dict[str, str] | None:
     return match.groupdict() if match else None
 
 
-@dataclass(frozen=True)
-class Prompt:
-    """What the target is asked for one target decision: its system and user text, and the case object."""
-
-    system: str
-    user: str
-    case: Mapping[str, Any]
-    rendered: bool = False
-
-
-def _messages(value: Any, label: str) -> tuple[str, str]:
-    """System and user text from a chat ``messages`` list (text parts are joined)."""
-    if not isinstance(value, list) or not value:
-        raise PackError(f"{label}: field messages is not a non-empty list")
-    parts: dict[str, list[str]] = {"system": [], "user": []}
-    for i, message in enumerate(value):
-        role = message.get("role") if isinstance(message, Mapping) else None
-        if role not in parts:
-            raise PackError(f"{label}: messages[{i}].role is {role!r}; only system and user turns can be sent")
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-        if not isinstance(content, str):
-            raise PackError(f"{label}: messages[{i}].content is not text")
-        parts[role].append(content)
-    if not "".join(parts["user"]).strip():
-        raise PackError(f"{label}: messages hold no user text")
-    return "\n\n".join(parts["system"]), "\n\n".join(parts["user"])
-
-
-def read_inputs(path: Path, targets: Mapping[str, Target], cb: Mapping[str, Any], system: str) -> list[tuple[Target, Prompt]]:
-    """Join ``inputs.jsonl`` to the test targets; the prompt is the record's messages or a codebook rendering."""
-    name, out, seen = path.name, [], set()
-    for lineno, record in _rows(path):
-        label = f"{name} line {lineno}"
-        if not isinstance(record, Mapping):
-            raise PackError(f"{label}: a {type(record).__name__}, not a JSON object")
-        doc_id = record.get("target_document_id")
-        if not isinstance(doc_id, str) or doc_id not in targets:
-            raise PackError(f"{label}: target_document_id {doc_id!r} is not a target in the test file")
-        target, label = targets[doc_id], f"{label} ({doc_id})"
-        if record.get("case_id") != target.case_id:
-            raise PackError(f"{label}: case_id {record.get('case_id')!r} does not match the test file ({target.case_id})")
-        if doc_id in seen:
-            raise PackError(f"{label}: target_document_id repeats an earlier line")
-        seen.add(doc_id)
-        case = record.get("input", {})
-        if not isinstance(case, Mapping):
-            raise PackError(f"{label}: field input is not a JSON object")
-        if "messages" in record:
-            prompt = Prompt(*_messages(record["messages"], label), case)
-        elif case:
-            case_json = json.dumps(case, ensure_ascii=False, indent=2, sort_keys=True)
-            user = cb["user_template"].format(case_json=case_json, decision_date=target.decision_date)
-            prompt = Prompt(system, user, case, rendered=True)
-        else:
-            raise PackError(f"{label}: neither messages nor input is present")
-        out.append((target, prompt))
-    missing = [d for d in targets if d not in seen]
-    if missing:
-        raise PackError(f"{name}: {len(missing)} test targets have no input (first: {missing[0]})")
-    return out
-
-
-def _rows(path: Path) -> list[tuple[int, Any]]:
-    try:
-        return read_jsonl(path)
-    except FormatError as exc:
-        raise PackError(str(exc)) from None
-
-
 def _gold_text(values: tuple[str, ...], cb: Mapping[str, Any]) -> str:
     return ", ".join(values) if values else cb["empty_gold"]
 
@@ -128,7 +54,7 @@ def make_target_scenario(target: Target, prompt: Prompt, cb: Mapping[str, Any], 
     gold_text = {f"gold_{f}": _gold_text(target.gold[f], cb) for f in FAMILIES}
     return make_scenario(
         name=scenario_name(target.case_id, condition, target.target_document_id),
-        description=cb["description"].format(decision_date=target.decision_date, case_name=case_name).strip(),
+        description=cb["description"].format(decision=decision_phrase(target, cb), case_name=case_name).strip(),
         test_prompt=test_prompt,
         language="en",
         expected_behavior=[item.format(**gold_text) for item in cb["expected_behavior"]],
@@ -160,6 +86,15 @@ def _system_prompt(src: Source, cb: Mapping[str, Any]) -> tuple[str, Path | None
     return cb["system_prompt"].strip(), None
 
 
+def output_budget(targets: list[Target], cb: Mapping[str, Any]) -> int:
+    """Output tokens that fit the longest reference answer in the prediction schema, with room to spare:
+    its JSON at a pessimistic ``chars_per_token``, plus ``margin``, rounded up to 256 and at least ``floor``."""
+    budget = cb["output_budget"]
+    longest = max(len(json.dumps({PRED_FIELDS[f]: list(t.gold[f]) for f in FAMILIES})) for t in targets)
+    tokens = -(-longest // budget["chars_per_token"]) + budget["margin"]
+    return max(budget["floor"], -(-tokens // 256) * 256)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", required=True, help="dataset folder (hf download layout) or hf:VISAI-AI/icj-precedent-cite-bench")
     parser.add_argument("--out", required=True, type=Path, help="pack file to write (PACK.json; the manifest goes beside it)")
@@ -184,10 +119,13 @@ def build(args: argparse.Namespace) -> Path:
     used = [files["inputs"], files["test"], files["manifest"]]
     if system_path is not None and any(p.rendered for _, p in pairs):
         used.append(system_path.relative_to(src.root).as_posix())
+    if verify_checksums(src.root, used, files["checksums"]):
+        used.append(files["checksums"])
     sources = [source_entry(src.file(r), name=r, origin=src.origin) for r in used if src.file(r).is_file()]
     scenarios = [make_target_scenario(t, p, cb, condition) for t, p in pairs]
     smoke = [s["name"] for s in scenarios[: cb["smoke_size"]]]
-    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition}
+    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition,
+             "run": {"max_tokens": output_budget([t for t, _ in pairs], cb)}}
     with PackWriter(args.out, BUILDER, sources=sources, filters={"limit": args.limit, "condition": condition},
                     extra=extra) as writer:
         for scenario, (target, prompt) in zip(scenarios, pairs):

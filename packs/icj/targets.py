@@ -1,14 +1,17 @@
 """ICJ cite-bench targets: the three citation families and ``data/test.jsonl`` (the gold sets).
 
-Strict on the fields the card documents for evaluation (``case_id``,
-``target_document_id``, ``target_decision_date`` and the three
-``gold_citation_*`` lists); every other field is ignored.
+Strict on the fields the card names for evaluation: ``case_id``,
+``target_document_id`` and the three ``gold_citation_*`` lists. The card speaks of
+"dates" without naming a key: ``target_decision_date`` is read when present (and
+must then be an ISO date). The case description (``input``, the key the dataset
+viewer shows) is kept when present, to join inputs that carry no identifiers.
+Every other field is ignored.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable, Mapping
 
@@ -42,6 +45,15 @@ def string_list(record: Mapping[str, Any], key: str, label: str) -> list[str]:
     return value
 
 
+#: Where a record may keep its case description; the first present key wins.
+DESCRIPTION_KEYS = ("input", "case", "case_description", "description")
+
+
+def case_description(record: Mapping[str, Any]) -> Any:
+    """The record's case description (an object or text), None when it has none."""
+    return next((record[k] for k in DESCRIPTION_KEYS if record.get(k) not in (None, "", {}, [])), None)
+
+
 def required_str(record: Mapping[str, Any], key: str, label: str) -> str:
     value = record.get(key)
     if type(value) is not str or not value.strip():
@@ -56,8 +68,9 @@ class Target:
 
     case_id: str
     target_document_id: str
-    decision_date: str
+    decision_date: str | None
     gold: dict[str, tuple[str, ...]]
+    description: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_record(cls, record: Any, label: str) -> "Target":
@@ -69,16 +82,17 @@ class Target:
             raise FormatError(f"{label}: field case_id {case_id!r} is not a three-character id")
         doc_id = required_str(record, "target_document_id", label)
         label = f"{label} ({doc_id})"
-        day = required_str(record, "target_decision_date", label)
-        try:
-            day = date.fromisoformat(day[:10]).isoformat()
-        except ValueError:
-            raise FormatError(f"{label}: field target_decision_date {day!r} is not an ISO date") from None
+        day = record.get("target_decision_date")
+        if day is not None:
+            try:
+                day = date.fromisoformat(required_str(record, "target_decision_date", label)[:10]).isoformat()
+            except ValueError:
+                raise FormatError(f"{label}: field target_decision_date {day!r} is not an ISO date") from None
         if "citation_eligible" in record and not isinstance(record["citation_eligible"], bool):
             raise FormatError(f"{label}: field citation_eligible is not true or false")
         gold = {f: tuple(string_list(record, GOLD_FIELDS[f], label)) for f in FAMILIES}
         gold["case_ids"] = tuple(map(normalise_case_id, gold["case_ids"]))
-        return cls(case_id, doc_id, day, gold)
+        return cls(case_id, doc_id, day, gold, case_description(record))
 
 
 def load_targets(path: str | os.PathLike) -> list[Target]:

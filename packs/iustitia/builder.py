@@ -49,7 +49,7 @@ def _positive(text: str) -> int:
 def build(args: argparse.Namespace) -> Path:
     """Build the pack at ``args.out`` (and its manifest); returns the pack path."""
     cb = section("iustitia")
-    src = open_source(args.source, cache_dir=getattr(args, "cache_dir", None))
+    src = open_source(args.source)
     index = src.task_index(args.track, cb["max_options"])
     smoke_ids, smoke_paths = _smoke_ids(src, index, cb)
     chosen = select(index, smoke_ids=smoke_ids if args.smoke else None,
@@ -58,6 +58,7 @@ def build(args: argparse.Namespace) -> Path:
     by_id = {row["task_id"]: row for row in index}
     smoke_names = [scenario_name(cb, by_id[t]["question_id"], by_id[t]["unit_id"]) for t in smoke_ids if t in chosen_ids]
     comparison = Comparison(args.compare_to) if args.compare_to else None
+    src.documents, src.units, src.questions  # read the optional tables now, so the manifest lists them
     writer = PackWriter(
         out=args.out, builder="iustitia",
         sources=src.manifest_sources(extra=smoke_paths),
@@ -69,7 +70,7 @@ def build(args: argparse.Namespace) -> Path:
     )
     with writer:
         for scenario, task in scenarios(src, [row["row"] for row in chosen], cb):
-            writer.add(scenario, track=args.track, question=task.question_id, unit_type=task.unit_type)
+            writer.add(scenario, track=args.track, question=task.question_id, unit_type=task.unit_type or "unknown")
             if comparison:
                 comparison.add(scenario)
     if comparison:
@@ -78,48 +79,61 @@ def build(args: argparse.Namespace) -> Path:
 
 
 def scenarios(src: IustitiaSource, positions: list[int], cb: Mapping[str, Any]) -> Iterator[tuple[dict, Task]]:
-    """The scenario of each task at ``positions``, checked against documents, units and questions."""
+    """The scenario of each task at ``positions``; optional tables (documents, units, questions) add
+    the source URL, the full judgment text for the judge and question notes where the source has them."""
     documents, units, questions = src.documents, src.units, src.questions
     for task in src.task_rows(positions):
         record = f"{src.label('tasks')}: task {task.task_id}"
-        unit = units.get(task.unit_id)
-        if unit is None or unit["unit_type"] != task.unit_type or unit["verdict_id"] != task.verdict_id:
-            raise PackError(f"{record} field unit_id: {task.unit_id!r} is not a {task.unit_type} unit of "
+        unit = units.get(task.unit_id) if units is not None else None
+        if units is not None and (unit is None or unit["verdict_id"] != task.verdict_id):
+            raise PackError(f"{record} field unit_id: {task.unit_id!r} is not a unit of "
                             f"{task.verdict_id} in {src.label('units')}")
-        if task.verdict_id not in documents:
-            raise PackError(f"{record} field verdict_id: {task.verdict_id!r} not in {src.label('documents')}")
-        if task.question_id not in questions:
-            raise PackError(f"{record} field question_id: {task.question_id!r} not in {src.label('questions')}")
-        yield task_scenario(task, documents[task.verdict_id], questions[task.question_id], cb), task
+        yield task_scenario(task, documents.get(task.verdict_id, {}), questions.get(task.question_id, {}), cb), task
 
 
 def scenario_name(cb: Mapping[str, Any], question_id: str, unit_id: str) -> str:
     return cb["name"].format(question_id=question_id, unit_id=unit_id)
 
 
+def state_lines(state: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """Every non-section key of ``state_json`` as a labelled line, in the order given (unknown keys too)."""
+    lines = []
+    for key, value in state.items():
+        if key in SECTION_KEYS or value in (None, ""):
+            continue
+        label = labels.get(key) or key.replace("_", " ").strip().capitalize()
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{label}: {text}")
+    return lines
+
+
 def task_scenario(task: Task, document: Mapping[str, Any], question: Mapping[str, Any],
                   cb: Mapping[str, Any]) -> dict[str, Any]:
     """One task as a SimpleAudit scenario. The answer stays out of everything the target sees."""
     state = {key: value for key, value in task.state.items() if key not in SECTION_KEYS}
-    target = state.get("target") or (cb["decision_target"] if task.unit_type == "decision" else None)
-    if not target:
-        raise PackError(f"task {task.task_id} field state_json: no 'target' for a {task.unit_type} unit")
+    lines = state_lines(state, cb["state_labels"])
+    target = state.get("target")
+    if not target and task.unit_type == "decision":
+        target = cb["decision_target"]
+        lines.insert(0, f"{cb['state_labels']['target']}: {target}")
+    target = target if isinstance(target, str) and target else cb["unnamed_target"]
+    sections = [f"[{key}]\n{task.state[key]}" for key in SECTION_KEYS if task.state.get(key)]
     options = "\n".join(cb["option_line"].format(key=k, description=d or "").rstrip(" :")
                         for k, d in task.criteria.items())
     fields = {
         "question_id": task.question_id, "unit_id": task.unit_id, "verdict_id": task.verdict_id,
         "target": target, "instructions": task.instructions, "options": options,
-        "translation_notes": state.get("translation_notes", ""),
+        "state_lines": "\n".join(lines),
         "reference": " or ".join(_option(k, task.criteria) for k in task.accepted),
         "accepted": " or ".join(f"'{k}'" for k in task.accepted),
-        "recorded": json.dumps(task.reference, ensure_ascii=False),
-        "reference_origin": task.reference_origin,
+        "recorded": "nothing else" if task.reference is None else json.dumps(task.reference, ensure_ascii=False),
+        "reference_origin": task.reference_origin or "not recorded",
         "alternative": next((k for k in task.criteria if k not in task.accepted), task.accepted[0]),
     }
     notes = [note.format(**fields) for note in cb["judge_notes"]]
     if question.get("notes"):
         notes.append(cb["question_note"].format(note=question["notes"]))
-    notes.append(cb["judgment_note"].format(text=document["text"]))
+    notes.append(cb["judgment_note"].format(text=document.get("text") or "\n\n".join(sections)))
     return make_scenario(
         name=scenario_name(cb, task.question_id, task.unit_id),
         description=" ".join(cb["description"].format(**fields).split()),
@@ -129,7 +143,8 @@ def task_scenario(task: Task, document: Mapping[str, Any], question: Mapping[str
         category=cb["category"],
         subcategory=cb["subcategory"],
         severity=cb["severity"],
-        source={**cb["source"], "origin": " ".join(cb["source"]["origin"].split()), "url": document["source_url"]},
+        source={**cb["source"], "origin": " ".join(cb["source"]["origin"].split()),
+                **({"url": document["source_url"]} if document.get("source_url") else {})},
         metadata={
             "task_id": task.task_id, "verdict_id": task.verdict_id, "unit_id": task.unit_id,
             "question_id": task.question_id, "question_group": task.question_group,
@@ -137,7 +152,7 @@ def task_scenario(task: Task, document: Mapping[str, Any], question: Mapping[str
             "judge_notes": notes,
         },
         date_created=cb["date_created"],
-        documents=[f"[{key}]\n{task.state[key]}" for key in SECTION_KEYS if task.state.get(key)],
+        documents=sections,
         decision={"id": task.question_id, "type": "choice", "instructions": task.instructions,
                   "criteria": dict(task.criteria), "accepted": list(task.accepted), "state": state},
     )

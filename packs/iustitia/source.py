@@ -1,17 +1,18 @@
-"""Reading Iustitia Marigonae: its four configurations and its ``simpleaudit/`` files.
+"""Reading Iustitia Marigonae: its configurations and its ``simpleaudit/`` files.
 
 A source is a folder laid out as ``hf download Kushtrim/iustitia-marigonae`` lays it
-out (or ``hf:Kushtrim/iustitia-marigonae``, downloaded first). Each configuration
-(tasks, documents, units, questions) is read with ``datasets.load_dataset``: through
-the README's ``configs:`` front matter when it names the configuration's ``test``
-split, else from the configuration's parquet or JSONL files found by name. The
-accepted layout and the column schemas are documented in ``docs/iustitia.md``.
+out (or ``hf:Kushtrim/iustitia-marigonae``, downloaded first). Each configuration's
+files are found through the README's ``configs:`` front matter when it names the
+configuration's ``test`` split, else by name (``tasks/*.parquet``, ``data/tasks/…``,
+``tasks.jsonl``), and read as they are on disk (:mod:`auditpacks.packs.tables`):
+parquet or JSONL, one file or several shards, no cache. Only the columns the card
+names are required; every other column is optional and unknown ones are ignored.
+Which is which is listed in ``docs/iustitia.md``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -22,61 +23,40 @@ from auditpacks.core.errors import PackError
 
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import resolve_source
+from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
+    OPTIONAL, REQUIRED, SECTION_KEYS, Task, read_task, require, unit_of,
+)
+from auditpacks.packs.tables import FORMATS, LocalTable
 
 SPLIT = "test"
-FORMATS = {".parquet": "parquet", ".jsonl": "json"}
 #: What ``hf:`` downloads: the data, the README (front matter) and the smoke pack, never the 460 MB pack.
 DOWNLOAD = ["README.md", "*.parquet", "*.jsonl", "simpleaudit/iustitia_marigonae_smoke3.json"]
 
-#: Columns a builder needs. ``tasks`` is the verified 17-column schema; the others are reconstructed.
-COLUMNS = {
-    "tasks": (
-        "unit_id", "verdict_id", "unit_type", "legacy_split", "canonical_verdict_id", "is_canonical",
-        "task_id", "question_id", "question_group", "kind", "state_json", "instructions", "options",
-        "reference_json", "accepted_options", "reference_origin", "clef_supported",
-    ),
-    "documents": ("verdict_id", "text", "source_url"),
-    "units": ("unit_id", "verdict_id", "unit_type"),
-    "questions": ("question_id",),
-}
-#: Judgment sections of ``sections_json`` and ``state_json``; ``full_text`` for unsegmented judgments.
-SECTION_KEYS = ("header", "operative_part", "reasoning", "remedy_notice", "full_text")
-UNIT_TYPES = ("decision", "defendant", "victim")
+#: Optional configurations and the columns read from them (documents: source URL and full text for
+#: the judge's notes; units: a check that each task's unit belongs to its judgment; questions: notes).
+CONFIG_COLUMNS = {"documents": ("verdict_id", "text", "source_url"), "units": ("unit_id", "verdict_id", "unit_type"),
+                  "questions": ("question_id", "notes")}
+CONFIGS = ("tasks", *CONFIG_COLUMNS)
 #: Light task columns: enough to filter, sample and score without reading judgment texts.
 INDEX_COLUMNS = ("task_id", "unit_id", "verdict_id", "unit_type", "question_id", "is_canonical",
                  "clef_supported", "options", "accepted_options")
 
 
-@dataclass(frozen=True)
-class Task:
-    """One task row, decoded and checked."""
-
-    task_id: str
-    unit_id: str
-    verdict_id: str
-    unit_type: str
-    question_id: str
-    question_group: str
-    state: dict[str, Any]
-    instructions: str
-    criteria: dict[str, str | None]
-    reference: Any
-    accepted: list[str]
-    reference_origin: str
-
-
 def open_source(spec: str, *, cache_dir: str | None = None) -> "IustitiaSource":
-    """A local folder or ``hf:owner/name`` (gated: the error names ``hf auth login``)."""
-    return IustitiaSource(resolve_source(spec, allow_patterns=DOWNLOAD), cache_dir=cache_dir)
+    """A local folder or ``hf:owner/name`` (gated: the error names ``hf auth login``).
+
+    ``cache_dir`` is accepted for compatibility and unused: local files are read directly.
+    """
+    return IustitiaSource(resolve_source(spec, allow_patterns=DOWNLOAD))
 
 
 class IustitiaSource:
     def __init__(self, source, *, cache_dir: str | None = None) -> None:
         self.root: Path = source.root
         self.origin: str = source.origin
-        self.cache_dir = cache_dir
         self._files: dict[str, list[Path]] = {}
-        self._tables: dict[str, Any] = {}
+        self._tables: dict[str, LocalTable] = {}
+        self.read: list[str] = []  # configurations actually read, in order (the manifest lists their files)
 
     # -- files and tables -------------------------------------------------------------------
 
@@ -96,26 +76,35 @@ class IustitiaSource:
         configs = meta.get("configs") if isinstance(meta, dict) else None
         for entry in configs if isinstance(configs, list) else []:
             specs = entry.get("data_files") if isinstance(entry, dict) else None
+            if isinstance(specs, str) or (isinstance(specs, list) and all(isinstance(x, str) for x in specs)):
+                specs = [{"split": SPLIT, "path": specs}]  # bare patterns: the one split there is
             for spec in specs if isinstance(specs, list) else []:
                 if isinstance(spec, dict) and spec.get("split") == SPLIT:
                     path = spec.get("path")
                     out[entry.get("config_name")] = [path] if isinstance(path, str) else list(path or [])
         return out
 
+    def has(self, config: str) -> bool:
+        """Whether the source holds any data file for ``config``."""
+        try:
+            self.files(config)
+        except PackError:
+            return False
+        return True
+
     def files(self, config: str) -> list[Path]:
         """The data files of a configuration (front matter patterns, else found by name)."""
         if config not in self._files:
+            found: list[Path] = []
             if config in self.front_matter:
-                found = sorted({p for pat in self.front_matter[config] for p in self.root.glob(pat) if p.is_file()})
-            else:
-                found = self._files_by_name(config)
+                found = sorted({p for pat in self.front_matter[config] for p in self.root.glob(pat)
+                                if p.is_file() and p.suffix in FORMATS})
+            found = found or self._files_by_name(config)
             if not found:
                 raise PackError(
                     f"{self.root.name}: no data files for configuration {config!r} "
                     f"(looked for {config}/*.parquet|jsonl, data/{config}/…, {config}.parquet|jsonl)"
                 )
-            if len({p.suffix for p in found}) > 1 or found[0].suffix not in FORMATS:
-                raise PackError(f"{self.label(config, found)}: mixed or unknown file formats in configuration {config!r}")
             self._files[config] = found
         return self._files[config]
 
@@ -128,7 +117,7 @@ class IustitiaSource:
         for base in (self.root, self.root / "data"):
             found = [base / f"{config}{suffix}" for suffix in FORMATS if (base / f"{config}{suffix}").is_file()]
             if found:
-                return found
+                return found[:1]
         return []
 
     def label(self, config: str, files: list[Path] | None = None) -> str:
@@ -138,38 +127,28 @@ class IustitiaSource:
             return files[0].relative_to(self.root).as_posix()
         return f"{config} ({len(files)} files)"
 
-    def table(self, config: str):
-        """The configuration as a ``datasets.Dataset`` (memory-mapped), its columns checked."""
+    def table(self, config: str) -> LocalTable:
+        """The configuration's files as a :class:`LocalTable` (tasks: required columns checked)."""
         if config not in self._tables:
-            self._tables[config] = self._load(config)
+            table = LocalTable(self.files(config), self.label(config), root=self.root)
+            if config == "tasks" and table.columns is not None:
+                missing = [c for c in REQUIRED if c not in table.columns]
+                if missing:
+                    raise PackError(f"{self.label(config)}: missing column {missing[0]!r} (configuration {config})")
+            self._tables[config] = table
+            self.read.append(config)
         return self._tables[config]
 
-    def _load(self, config: str):
-        import datasets
-
-        datasets.disable_progress_bars()
-        files = self.files(config)
-        try:
-            if config in self.front_matter:
-                table = datasets.load_dataset(str(self.root), config, split=SPLIT, cache_dir=self.cache_dir)
-            else:
-                table = datasets.load_dataset(
-                    FORMATS[files[0].suffix], data_files={SPLIT: [str(p) for p in files]},
-                    split=SPLIT, cache_dir=self.cache_dir,
-                )
-        except Exception as exc:  # datasets wraps parse errors in several exception types
-            cause = exc.__cause__ or exc
-            message = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
-            raise PackError(f"{self.label(config)}: cannot read: {message}") from None
-        missing = [c for c in COLUMNS[config] if c not in table.column_names]
-        if missing:
-            raise PackError(f"{self.label(config)}: missing column {missing[0]!r} (configuration {config})")
-        return table
-
-    def manifest_sources(self, configs=tuple(COLUMNS), extra: list[Path] = ()) -> list[dict[str, Any]]:
+    def manifest_sources(self, configs=None, extra: list[Path] = ()) -> list[dict[str, Any]]:
         """Manifest entries (relative name, origin, size, sha256) for every file read."""
-        paths = [p for c in configs for p in self.files(c)] + list(extra)
+        paths = [p for c in (self.read if configs is None else configs) for p in self.files(c)] + list(extra)
         return [source_entry(p, name=p.relative_to(self.root).as_posix(), origin=self.origin) for p in paths]
+
+    def _optional_rows(self, config: str) -> list[dict[str, Any]] | None:
+        """An optional configuration's rows (only its known columns), None when the source lacks it."""
+        if not self.has(config):
+            return None
+        return list(self.table(config).rows(CONFIG_COLUMNS[config]))
 
     # -- decoded records --------------------------------------------------------------------
 
@@ -181,9 +160,12 @@ class IustitiaSource:
         """
         if track not in ("full", "le26"):
             raise PackError(f"unknown track {track!r}; use full or le26")
+        table = self.table("tasks")
         label, seen, out = self.label("tasks"), set(), []
-        columns = self.table("tasks").select_columns(list(INDEX_COLUMNS)).to_list()
-        for position, row in enumerate(columns):
+        needed = ("task_id", "verdict_id", "question_id", "is_canonical", "options", "accepted_options") + (
+            ("clef_supported",) if track == "le26" else ())
+        for position, row in enumerate(table.rows(INDEX_COLUMNS)):
+            require(row, needed, label)
             if row["task_id"] in seen:
                 raise PackError(f"{label}: task {row['task_id']} field task_id: duplicate")
             seen.add(row["task_id"])
@@ -195,35 +177,50 @@ class IustitiaSource:
                     f"{len(row['options'])} options (over {max_options})"
                 )
             options = row.pop("options") or []
-            out.append({**row, "option_keys": [o.get("key") for o in options], "row": position})
+            row.setdefault("unit_id", unit_of(row["task_id"]))
+            row.setdefault("unit_type", None)
+            row.setdefault("clef_supported", None)
+            out.append({**row, "option_keys": [o.get("key") if isinstance(o, Mapping) else o for o in options],
+                        "row": position})
         return out
 
     def task_rows(self, positions: list[int]) -> Iterator[Task]:
-        """Full task rows at ``positions`` of the tasks table, decoded and checked, in that order."""
-        label = self.label("tasks")
-        for row in self.table("tasks").select(positions):
-            yield read_task(row, label)
+        """Full task rows at ``positions`` of the tasks table, decoded and checked, in that order.
+
+        Rows are streamed; only rows chosen out of file order are held back until their turn.
+        """
+        label, wanted = self.label("tasks"), set(positions)
+        order = iter(positions)
+        nxt, held = next(order, None), {}
+        for position, row in enumerate(self.table("tasks").rows(REQUIRED + OPTIONAL)):
+            if position not in wanted:
+                continue
+            held[position] = row
+            while nxt is not None and nxt in held:
+                yield read_task(held.pop(nxt), label)
+                nxt = next(order, None)
+            if nxt is None:
+                return
 
     @cached_property
     def documents(self) -> dict[str, dict[str, Any]]:
-        """verdict_id → document row (text, source_url and the reconstructed columns present)."""
-        return {row["verdict_id"]: row for row in self.table("documents").to_list()}
+        """verdict_id → document row (text, source_url where present); {} without a documents table."""
+        rows = self._optional_rows("documents") or []
+        return {row["verdict_id"]: row for row in rows if "verdict_id" in row}
 
     @cached_property
-    def units(self) -> dict[str, dict[str, Any]]:
-        """unit_id → unit row (verdict_id, unit_type); the state itself is read from the tasks."""
-        label, out = self.label("units"), {}
-        for row in self.table("units").select_columns(list(COLUMNS["units"])).to_list():
-            if row["unit_type"] not in UNIT_TYPES:
-                raise PackError(f"{label}: unit {row['unit_id']} field unit_type: {row['unit_type']!r} "
-                                f"is not one of {', '.join(UNIT_TYPES)}")
-            out[row["unit_id"]] = row
-        return out
+    def units(self) -> dict[str, dict[str, Any]] | None:
+        """unit_id → unit row (verdict_id, unit_type); None when the source has no usable units table."""
+        rows = self._optional_rows("units")
+        if not rows or not all("unit_id" in row and "verdict_id" in row for row in rows):
+            return None
+        return {row["unit_id"]: row for row in rows}
 
     @cached_property
     def questions(self) -> dict[str, dict[str, Any]]:
-        """question_id → question row."""
-        return {row["question_id"]: row for row in self.table("questions").to_list()}
+        """question_id → question row (its notes, where present); {} without a questions table."""
+        rows = self._optional_rows("questions") or []
+        return {row["question_id"]: row for row in rows if "question_id" in row}
 
     def smoke_file(self, relative: str) -> Path | None:
         path = self.root / relative
@@ -249,39 +246,3 @@ def smoke_task_ids(path: Path) -> list[str]:
             raise PackError(f"{path.name}: record #{i} field metadata.task_id: missing (and no '<question> - <unit>' name)")
         ids.append(task_id)
     return ids
-
-
-def read_task(row: Mapping[str, Any], label: str) -> Task:
-    """Decode and check one full task row."""
-    record = f"task {row.get('task_id')}"
-    try:
-        state = json.loads(row["state_json"])
-    except (TypeError, json.JSONDecodeError) as exc:
-        raise PackError(f"{label}: {record} field state_json: invalid JSON ({exc})") from None
-    if not isinstance(state, dict) or not any(key in state for key in SECTION_KEYS):
-        raise PackError(f"{label}: {record} field state_json: no judgment section ({', '.join(SECTION_KEYS)})")
-    criteria: dict[str, str | None] = {}
-    for option in row["options"] or []:
-        key = option.get("key") if isinstance(option, Mapping) else None
-        if not isinstance(key, str) or not key.strip() or key in criteria:
-            raise PackError(f"{label}: {record} field options: missing, empty or repeated key {key!r}")
-        criteria[key] = option.get("description")
-    if len(criteria) < 2:
-        raise PackError(f"{label}: {record} field options: fewer than two options")
-    accepted = list(row["accepted_options"] or [])
-    unknown = [key for key in accepted if key not in criteria]
-    if not accepted or unknown:
-        raise PackError(f"{label}: {record} field accepted_options: {accepted!r} must name option keys "
-                        f"({', '.join(criteria)})")
-    if row["unit_type"] not in UNIT_TYPES:
-        raise PackError(f"{label}: {record} field unit_type: {row['unit_type']!r} is not one of {', '.join(UNIT_TYPES)}")
-    try:
-        reference = json.loads(row["reference_json"])
-    except (TypeError, json.JSONDecodeError):
-        reference = row["reference_json"]
-    return Task(
-        task_id=row["task_id"], unit_id=row["unit_id"], verdict_id=row["verdict_id"], unit_type=row["unit_type"],
-        question_id=row["question_id"], question_group=row["question_group"], state=state,
-        instructions=row["instructions"], criteria=criteria, reference=reference, accepted=accepted,
-        reference_origin=row["reference_origin"],
-    )

@@ -48,7 +48,8 @@ def generate_questions(registry: dict[str, Any], book: dict[str, Any]) -> list[d
             if min(counts.values()) >= quota:
                 return questions
             caption, ref = article.get("caption", ""), article["article"]
-            canonical = normalise_article_ref(ref, mode="upstream") if caption else None
+            # a 附則 article marked as such (our registry) would repeat a main article's question
+            canonical = normalise_article_ref(ref, mode="upstream") if caption and not article.get("supplementary") else None
             if canonical is None:
                 continue
             for language, law_name, shown_ref in (("ja", law["title"], ref),
@@ -126,7 +127,8 @@ def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterato
 def build(args: argparse.Namespace) -> Path:
     book = section(BENCHMARK)
     source = resolve_source(args.source, allow_patterns=["*.json"]) if args.source else None
-    registry, questions, entries, registry_path = jacite_source.load(source)
+    english = {law["law_id"]: law["en"] for law in book["laws"]}
+    registry, questions, entries, registry_path = jacite_source.load(source, english)
     generated = questions is None
     if generated:
         questions = generate_questions(registry, book)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import unicodedata
 
 MODES = ("full", "upstream")
+#: The extractor a run's grader and ``rescore`` use unless told otherwise (the same one, so they agree).
+DEFAULT_MODE = "full"
 
 _DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _MULTIPLIERS = {"十": 10, "百": 100, "千": 1000}

@@ -118,27 +118,53 @@ def _field(where: str, record: Any, key: str) -> str:
     return value
 
 
+def is_deleted_text(text: Any) -> bool:
+    """Whether an article's text is a deletion placeholder ("削除", brackets and spaces aside)."""
+    return isinstance(text, str) and text.strip(" \u3000\n（）()「」") == "削除"
+
+
+def _marks(article: Mapping[str, Any]) -> tuple[bool | None, bool | None]:
+    """(deleted, supplementary) as an entry marks them: ``deleted``/``supplementary`` flags, or a
+    ``text`` (or caption) that is "削除"; None where the entry says nothing."""
+    deleted = article.get("deleted")
+    if not isinstance(deleted, bool):
+        text = article.get("text")
+        deleted = True if is_deleted_text(text) or is_deleted_text(article.get("caption")) else (
+            False if isinstance(text, str) else None)
+    supplementary = article.get("supplementary")
+    return deleted, supplementary if isinstance(supplementary, bool) else None
+
+
 def _from_registry_law(name: str, i: int, law: Any) -> LawIndex:
-    """A registry.json law. Main provisions come first and their titles rise; the first title
-    that does not rise starts the supplementary provisions. Deleted placeholders are not marked."""
+    """A registry.json law. Entries that mark themselves (``supplementary``, ``deleted`` or a "削除"
+    ``text``, as ``auditpacks registry jacite`` writes them) are read as marked. Otherwise main
+    provisions come first and their titles rise, and the first title that does not rise starts the
+    supplementary provisions; deleted placeholders are then unknown (``deleted`` None)."""
     law_id = _field(f"{name}: laws[{i}]", law, "law_id")
     if not isinstance(law.get("articles"), list):
         raise PackError(f"{name}: laws[{i}] (law_id {law_id}) field 'articles' is missing or not a list")
     titles = [_field(f"{name}: laws[{i}] (law_id {law_id}) articles[{j}]", a, "article")
               for j, a in enumerate(law["articles"])]
-    main, suppl, last = set(), set(), None
-    for title in titles:
+    main, suppl, deleted, last, marked = set(), set(), set(), None, False
+    for title, article in zip(titles, law["articles"]):
         ids = article_ids_from_title(title)
         if not ids:
             continue
+        is_deleted, is_suppl = _marks(article)
+        marked = marked or is_deleted is not None
         keys = [id_sort_key(x) for x in ids]
-        if not suppl and (last is None or keys[0] > last):
-            main.update(ids)
-            last = keys[-1]
-        else:
+        if is_suppl is None:
+            is_suppl = bool(suppl) or not (last is None or keys[0] > last)
+        if is_suppl:
             suppl.update(ids)
+            continue
+        main.update(ids)
+        last = keys[-1]
+        if is_deleted:
+            deleted.update(ids)
     upstream = {normalise_article_ref(t, "upstream") for t in titles} - {None}
-    return LawIndex(law_id, str(law.get("title", "")), frozenset(main), frozenset(upstream), None, frozenset(suppl))
+    return LawIndex(law_id, str(law.get("title", "")), frozenset(main), frozenset(upstream),
+                    frozenset(deleted) if marked else None, frozenset(suppl))
 
 
 def law_text_articles(data: Mapping[str, Any], name: str = "law text") -> list[dict[str, Any]]:

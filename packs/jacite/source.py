@@ -8,6 +8,7 @@ the same shape: one entry per article title, deleted ranges collapsed back into 
 
 from __future__ import annotations
 
+import re
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,11 @@ from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import Source
 
 BUNDLED_REGISTRY = "minpo.json"
-QUESTION_FIELDS = ("id", "language", "law", "law_id", "article", "question", "gold_article")
+#: What a question must carry: its text and its gold article (``gold_article``, else read from ``article``).
+#: Everything else is optional: the law joins on ``law_id``, else on the law's name, else on the
+#: registry's only law; the language defaults to the script of the question; the id to its position.
+QUESTION_FIELDS = ("question",)
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def bundled_registry_path() -> Path:
@@ -53,16 +58,51 @@ def validate_registry(data: Any, name: str) -> dict[str, Any]:
     return data
 
 
-def validate_questions(data: Any, name: str) -> list[dict[str, Any]]:
+def join_law(record: dict[str, Any], laws: list[dict[str, Any]], where: str,
+             english: dict[str, str] | None = None) -> dict[str, Any]:
+    """The registry law a question or benchmark row is about: by ``law_id``, else by the law's name
+    (Japanese title or English name), else the registry's only law; otherwise a one-line error."""
+    by_id = {law["law_id"]: law for law in laws}
+    law_id = record.get("law_id")
+    if law_id is not None:
+        if law_id not in by_id:
+            raise PackError(f"{where}: field 'law_id' {law_id!r} is not a law of the registry")
+        return by_id[law_id]
+    name = record.get("law")
+    english = english or {}
+    named = [law for law in laws if name is not None and name in (law.get("title"), english.get(law["law_id"]))]
+    if len(named) == 1:
+        return named[0]
+    if len(laws) == 1 and name is None:
+        return laws[0]
+    raise PackError(f"{where}: cannot tell which law it is about (no law_id; law {name!r} "
+                    f"{'names several' if named else 'names none'} of the registry's {len(laws)} laws)")
+
+
+def validate_questions(data: Any, name: str, registry: dict[str, Any],
+                       english: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Questions with ``id``, ``language``, ``law_id``, ``law`` and ``gold_article`` filled in (see QUESTION_FIELDS)."""
+    from auditpacks.packs.jacite.citations import normalise_article_ref
+
     if not isinstance(data, list):
         raise PackError(f"{name}: questions are a JSON list")
+    out = []
     for i, question in enumerate(data):
         if not isinstance(question, dict):
             raise PackError(f"{name}: record #{i} is not an object")
+        where = f"{name}: record #{i} ({question.get('id', '?')})"
         for key in QUESTION_FIELDS:
             if not isinstance(question.get(key), str) or not question[key]:
-                raise PackError(f"{name}: record #{i} ({question.get('id', '?')}) field {key!r} is missing or empty")
-    return data
+                raise PackError(f"{where} field {key!r} is missing or empty")
+        law = join_law(question, registry["laws"], where, english)
+        gold = question.get("gold_article") or normalise_article_ref(question.get("article"), "upstream")
+        if not isinstance(gold, str) or not gold:
+            raise PackError(f"{where} field 'gold_article' is missing (and no 'article' title to read it from)")
+        language = question.get("language") or ("ja" if _JAPANESE.search(question["question"]) else "en")
+        out.append({**question, "id": str(question.get("id") or f"q{i:04d}"), "language": language,
+                    "law_id": law["law_id"], "law": question.get("law") or law["title"],
+                    "article": question.get("article") or gold, "gold_article": gold})
+    return out
 
 
 def _list_field(obj: dict[str, Any], key: str, where: str) -> list[Any]:
@@ -72,7 +112,7 @@ def _list_field(obj: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def load(source: Source | None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
+def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
     """(registry, questions or None, manifest source entries, registry path) for a source or the bundle."""
     if source is None:
         path = bundled_registry_path()
@@ -87,6 +127,6 @@ def load(source: Source | None) -> tuple[dict[str, Any], list[dict[str, Any]] | 
     questions = None
     questions_path = source.file("questions.json")
     if questions_path.is_file():
-        questions = validate_questions(read_json(questions_path), questions_path.name)
+        questions = validate_questions(read_json(questions_path), questions_path.name, registry, english)
         entries.append(source_entry(questions_path, origin=source.origin))
     return registry, questions, entries, registry_path

@@ -1,4 +1,5 @@
-"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export and serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export, registry and
+serve-decision."""
 
 from __future__ import annotations
 
@@ -12,14 +13,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from auditpacks import __version__
 from auditpacks.core.errors import UserError, fail
 from auditpacks.core.registry import modules
-from auditpacks.packs.checks import ERROR, check_pack
+from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.core.io import atomic_write_text
-from auditpacks.packs.pack import load_pack
+from auditpacks.packs.stream import scan
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
-from auditpacks.runner.serving import serve_decision
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
@@ -55,9 +54,21 @@ def _optional(modules: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in modules.items() if importlib.util.find_spec(v) is not None}
 
 
+class _Version(argparse.Action):
+    """``--version``, read from the installed metadata only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
+        super().__init__(option_strings, dest=dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from auditpacks import __version__
+
+        parser.exit(message=f"auditpacks {__version__}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"auditpacks {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
 
     _add_family(sub, "build", "build a scenario pack from a benchmark", _optional(modules("builder")), _build,
@@ -95,10 +106,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 load=command == "rescore")
     _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(modules("export")),
                 _delegate, load=command == "export")
+    _add_family(sub, "registry", "build a benchmark's registry from its official source",
+                _optional(modules("registry")), _delegate, load=command == "registry")
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
-    serve_decision.add_arguments(serve)
-    serve.set_defaults(handler=serve_decision.main)
+    if command == "serve-decision":  # its HTTP modules are imported only when it is used
+        from auditpacks.runner.serving import serve_decision
+
+        serve_decision.add_arguments(serve)
+        serve.set_defaults(handler=serve_decision.main)
     return parser
 
 
@@ -109,12 +125,17 @@ def _build(args) -> int:
 
 
 def _check(args) -> int:
-    pack = load_pack(args.pack)
-    findings = check_pack(pack.scenarios)
+    checker = PackChecker()
+
+    def add(index: int, scenario: dict) -> None:
+        checker.add(scenario)
+
+    pack = scan(args.pack, add)  # streamed: the pack is never held whole; its sha256 checked at the end
+    findings = checker.finish()
     errors = sum(f.level == ERROR for f in findings)
     warns = sum(f.level == "WARN" for f in findings)
     if args.json:
-        print(json.dumps({"pack": args.pack.name, "scenarios": len(pack.scenarios), "errors": errors,
+        print(json.dumps({"pack": args.pack.name, "scenarios": len(pack), "errors": errors,
                           "warnings": warns, "manifest_verified": pack.manifest is not None,
                           "findings": [dataclasses.asdict(f) for f in findings
                                        if not (args.quiet and f.level == "INFO")]}, indent=2, ensure_ascii=False))
@@ -122,7 +143,7 @@ def _check(args) -> int:
     for finding in findings:
         if not (args.quiet and finding.level == "INFO"):
             print(finding)
-    print(f"{args.pack.name}: {len(pack.scenarios)} scenarios, {errors} errors, {warns} warnings"
+    print(f"{args.pack.name}: {len(pack)} scenarios, {errors} errors, {warns} warnings"
           + ("" if pack.manifest is None else ", manifest verified"))
     return 1 if errors else 0
 

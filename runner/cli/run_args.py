@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from auditpacks.runner.execution.config import RunConfig
@@ -18,8 +19,15 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                              "(OpenAI-compatible, our own client); ollama (native API: num_ctx fitted per prompt; "
                              "also chosen when --base-url answers Ollama's /api/version and --provider is not "
                              "given); any other any-llm provider (anthropic, gemini, mistral, ...) through simpleaudit")
-    target.add_argument("--base-url", help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or "
-                                           "http://localhost:11434 (--provider ollama)")
+    target.add_argument("--base-url", action="append", metavar="URL",
+                        help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or http://localhost:11434 "
+                             "(--provider ollama); give it several times for replicas of one model: each document "
+                             "goes to one of them (rendezvous hashing), a failing one is taken out")
+    target.add_argument("--endpoints", type=Path, metavar="FILE",
+                        help="a file of further endpoint URLs, one a line (# comments), as if each were a --base-url")
+    target.add_argument("--endpoint-assignment", choices=("document", "random"), default="document",
+                        help="several endpoints: document (each document to one endpoint, the default) or random "
+                             "(each request anywhere; a baseline for comparison)")
     target.add_argument("--api-key", help="key for the target (default: the provider's environment variable)")
     target.add_argument("--system-prompt", help="system prompt sent to a chat target")
     target.add_argument("--decision", choices=("ollama", "openrouter", "url"),
@@ -105,17 +113,32 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
 
 
+def endpoint_urls(args: argparse.Namespace) -> list[str]:
+    """``--base-url`` values (one string from the Python API), then the lines of ``--endpoints FILE``."""
+    urls = [args.base_url] if isinstance(args.base_url, str) else list(args.base_url or [])
+    if getattr(args, "endpoints", None):
+        try:
+            lines = args.endpoints.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ValueError(f"--endpoints {args.endpoints}: cannot read ({exc.strerror or exc})") from None
+        urls += [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+    return urls
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
+    urls = endpoint_urls(args)
     decision = args.decision or ("url" if args.decision_url else None)
     grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
     max_tokens = args.max_tokens
     if max_tokens is None and args.target is None and decision is None:
-        max_tokens = 256  # the embedded model is small: keep demo and smoke runs short
+        # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
+        max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
     return RunConfig(
-        pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai", base_url=args.base_url,
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
+        base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
         provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
-        judge_max_tokens=args.judge_max_tokens or (512 if args.judge_model == "embedded" else 1024), auditor_max_tokens=args.auditor_max_tokens,
-        judge_timeout=args.judge_timeout,
+        judge_max_tokens=args.judge_max_tokens or (512 if args.judge_model == "embedded" else 1024),
+        auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
@@ -128,3 +151,15 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
     )
+
+
+def pack_output_budget(pack: Path | None) -> int | None:
+    """The output budget a pack's manifest asks for (``run.max_tokens``), None when it names none."""
+    from auditpacks.packs.pack import manifest_path
+
+    path = manifest_path(pack) if pack else None
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("run", {}).get("max_tokens") if path else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value > 0 else None

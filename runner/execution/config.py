@@ -30,6 +30,8 @@ class RunConfig:
     provider_given: bool = True          # False: --provider left at its default, so an Ollama base URL is detected
     detected_ollama: str | None = None   # the Ollama version found behind --base-url (the run then uses ollama)
     base_url: str | None = None
+    more_base_urls: tuple[str, ...] = ()  # further replicas of the target (--base-url given several times)
+    endpoint_assignment: str = "document"  # document (rendezvous hashing) | random
     api_key: str | None = field(default=None, repr=False)
     system_prompt: str | None = None
     decision: str | None = None          # ollama | openrouter | url
@@ -126,6 +128,8 @@ class RunConfig:
             basis["grader_decoding"] = [self.judge_temperature, self.judge_max_tokens, self.auditor_max_tokens]
         if digest:
             basis["model_digest"] = digest
+        if self.more_base_urls and base_url == self.base_url:  # replicas: the set of them, in any order
+            basis["base_url"] = sorted({base_url, *self.more_base_urls})
         if self.prompt_order not in (None, "stock"):  # stock runs keep their earlier fingerprints
             basis["prompt_order"] = self.prompt_order
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]

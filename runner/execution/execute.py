@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable, Protocol
 from simpleaudit import AuditResult
 
 from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
+from auditpacks.runner.execution.results_file import slim_result
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.targets import turns
 
@@ -39,15 +40,22 @@ class Progress(Protocol):
     def update(self, result: dict[str, Any] | None) -> None: ...
 
 
-@dataclass
+@dataclass(repr=False)
 class Outcome:
-    """The scenarios that produced a result, their results (same order) and what was skipped."""
+    """The scenarios that produced a result (stubs, for a pack read from disk), their results without the
+    documents (same order; the whole result is in the journal under ``keys[i]``) and what was skipped."""
 
     scenarios: list[dict[str, Any]]
     results: list[dict[str, Any]]
+    keys: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
     groups: int = 0   # documents (scheduling groups) run now
+
+    def __repr__(self) -> str:
+        # short on purpose: asyncio formats the main task's result on the way out of asyncio.run,
+        # and a dataclass repr of every result of a large run costs gigabytes and a minute
+        return f"<Outcome: {len(self.results)} results, {self.resumed} resumed, {self.groups} documents run>"
 
 
 def scenario_arguments(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -97,10 +105,9 @@ def document_groups(scenarios: list[dict[str, Any]], indices: list[int],
 
 def finished(journal: Journal, key: str, retry_errors: bool) -> dict[str, Any] | None:
     """The journaled result to reuse for ``key`` (an ERROR is run again unless kept)."""
-    done = journal.done.get(key)
-    if done is None or (retry_errors and done.get("severity") == "ERROR"):
+    if key not in journal.done or (retry_errors and journal.done.severity(key) == "ERROR"):
         return None
-    return done
+    return slim_result(journal.done[key])
 
 
 async def run_scenarios(
@@ -117,26 +124,31 @@ async def run_scenarios(
     before_group: BeforeGroup | None = None,
     round_number: int = 1,
 ) -> Outcome:
-    """Every scenario's result dict, in the order given; reuses results already journaled (of this round)."""
-    keys = [round_key(scenario_key(s), round_number) for s in scenarios]
+    """Every scenario's result, in the order given, without its documents (the journal holds the whole
+    result); reuses results already journaled (of this round). ``scenarios`` may be read lazily
+    (``LazyScenarios``): keys and groups come from its stubs and each group's scenarios are read when a
+    worker takes it."""
+    refs = getattr(scenarios, "stubs", scenarios)
+    keys = [round_key(scenario_key(s), round_number) for s in refs]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
     resumed = [r for r in results if r is not None]
     if progress:
         progress.start(resumed)
     skipped: dict[str, int] = {}
-    groups = deque(document_groups(scenarios, [i for i, r in enumerate(results) if r is None]))
+    groups = deque(document_groups(refs, [i for i, r in enumerate(results) if r is None]))
     count = len(groups)
 
     async def worker(number: int) -> None:
         while groups:
             members = groups.popleft()
+            loaded = None
             if before_group is not None:
-                await before_group([scenarios[i] for i in members], [keys[i] for i in members])
-            for index in members:
-                await one(index, number)
+                loaded = [scenarios[i] for i in members]
+                await before_group(loaded, [keys[i] for i in members])
+            for position, index in enumerate(members):
+                await one(index, number, loaded[position] if loaded else scenarios[index])
 
-    async def one(index: int, number: int) -> None:
-        scenario = scenarios[index]
+    async def one(index: int, number: int, scenario: dict[str, Any]) -> None:
         log = turns.begin(key=keys[index], worker=number)
         try:
             result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
@@ -154,7 +166,7 @@ async def run_scenarios(
         turns.attach_reasoning(data["conversation"], log)
         turns.explain_ungraded(data.get("judgment") or {}, log)
         journal.append(keys[index], scenario["name"], data)
-        results[index] = data
+        results[index] = slim_result(data)
         if progress:
             progress.update(data)
 
@@ -167,5 +179,5 @@ async def run_scenarios(
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     kept = [i for i, r in enumerate(results) if r is not None]
-    return Outcome(scenarios=[scenarios[i] for i in kept], results=[results[i] for i in kept],
-                   skipped=skipped, resumed=len(resumed), groups=count)
+    return Outcome(scenarios=[refs[i] for i in kept], results=[results[i] for i in kept],
+                   keys=[keys[i] for i in kept], skipped=skipped, resumed=len(resumed), groups=count)

@@ -20,7 +20,8 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
 
@@ -30,7 +31,10 @@ class JournalError(UserError):
 
 
 def scenario_key(scenario: Mapping[str, Any]) -> str:
-    """A content hash of the scenario: any edit to it gives a new key."""
+    """A content hash of the scenario: any edit to it gives a new key (a stub carries its scenario's)."""
+    precomputed = getattr(scenario, "content_key", None)
+    if precomputed:
+        return precomputed
     blob = json.dumps(scenario, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -40,19 +44,48 @@ def round_key(key: str, round_number: int) -> str:
     return key if round_number == 1 else f"{key}#round{round_number}"
 
 
+class JournalIndex(Mapping):
+    """Key → result of the finished scenarios; results stay on disk, read back (by offset) when asked for."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._where: dict[str, tuple[int, int, str | None]] = {}
+
+    def put(self, key: str, offset: int, length: int, severity: Any) -> None:
+        self._where[key] = (offset, length, None if severity is None else str(severity))
+
+    def severity(self, key: str) -> str | None:
+        return self._where[key][2]
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        offset, length, _ = self._where[key]
+        with open(self.path, "rb") as fh:
+            fh.seek(offset)
+            return json.loads(fh.read(length))["result"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._where)} journaled results in {self.path.name}>"
+
+
 class Journal:
-    """Append-only JSONL of finished scenario results for one run."""
+    """Append-only JSONL of finished scenario results for one run (``done``: key → result, read from disk)."""
 
     def __init__(self, path: Path, fingerprint: str) -> None:
         self.path = Path(path)
         self.fingerprint = fingerprint
-        self.done: dict[str, dict[str, Any]] = {}
+        self.done = JournalIndex(self.path)
         self._fh = None
 
     def open(self, *, resume: bool = True) -> "Journal":
         if not (resume and self.path.exists() and self._load()):
             self._start()
-        self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh = open(self.path, "ab")
         return self
 
     def _start(self) -> None:
@@ -64,54 +97,50 @@ class Journal:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
-        self.done = {}
+        self.done = JournalIndex(self.path)
 
     def _load(self) -> bool:
-        """Read finished results; False when the file holds no header (start afresh)."""
-        data = self.path.read_bytes()
-        lines = data.decode("utf-8", errors="replace").split("\n")
-        try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
-            return False
-        if not isinstance(header, dict) or header.get("fingerprint") != self.fingerprint:
-            raise JournalError(
-                f"{self.path.name}: made by a run with other settings (model, judge or parameters); "
-                "use another --out folder or --fresh"
-            )
-        body = lines[1:]
-        while body and body[-1] == "":
-            body.pop()
-        for number, line in enumerate(body, start=2):
+        """Index finished results, one line at a time; False when the file holds no header (start afresh)."""
+        with open(self.path, "rb") as fh:
             try:
-                entry = json.loads(line)
-                key, result = entry["key"], entry["result"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                if number == len(body) + 1:  # the last line, cut short by a crash: it did not finish
-                    self._cut_from(data, number)
-                    break
-                raise JournalError(f"{self.path.name}: line {number} is not a journal entry") from None
-            self.done[key] = result
-        else:
-            if not data.endswith(b"\n"):
-                with open(self.path, "ab") as fh:
-                    fh.write(b"\n")
+                header = json.loads(fh.readline())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                return False
+            if not isinstance(header, dict) or header.get("fingerprint") != self.fingerprint:
+                raise JournalError(
+                    f"{self.path.name}: made by a run with other settings (model, judge or parameters); "
+                    "use another --out folder or --fresh"
+                )
+            number, offset = 1, fh.tell()
+            for line in iter(fh.readline, b""):
+                number += 1
+                if line.strip():
+                    try:
+                        entry = json.loads(line)
+                        key, result = entry["key"], entry["result"]
+                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                        if _only_space_left(fh):
+                            self._cut_at(offset)  # the last line, cut short by a crash: it did not finish
+                            return True
+                        raise JournalError(f"{self.path.name}: line {number} is not a journal entry") from None
+                    self.done.put(key, offset, len(line), (result or {}).get("severity"))
+                offset += len(line)
+        if last_line_open(self.path):
+            with open(self.path, "ab") as fh:
+                fh.write(b"\n")
         return True
 
-    def _cut_from(self, data: bytes, number: int) -> None:
-        """Truncate the file just before line ``number`` (1-based)."""
-        cut = 0
-        for _ in range(number - 1):
-            cut = data.index(b"\n", cut) + 1
+    def _cut_at(self, offset: int) -> None:
         with open(self.path, "r+b") as fh:
-            fh.truncate(cut)
+            fh.truncate(offset)
 
     def append(self, key: str, name: str, result: Mapping[str, Any]) -> None:
-        line = json.dumps({"key": key, "name": name, "result": result}, ensure_ascii=False)
-        self._fh.write(line + "\n")
+        line = (json.dumps({"key": key, "name": name, "result": result}, ensure_ascii=False) + "\n").encode("utf-8")
+        offset = self._fh.tell()
+        self._fh.write(line)
         self._fh.flush()
         os.fsync(self._fh.fileno())
-        self.done[key] = dict(result)
+        self.done.put(key, offset, len(line), result.get("severity"))
 
     def close(self) -> None:
         if self._fh:
@@ -123,3 +152,21 @@ class Journal:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _only_space_left(fh) -> bool:
+    """Whether nothing but white space follows the file position (read in chunks, never all at once)."""
+    for chunk in iter(lambda: fh.read(1 << 20), b""):
+        if chunk.strip():
+            return False
+    return True
+
+
+def last_line_open(path: Path) -> bool:
+    """Whether the file's last byte is not a newline (a complete last line missing it)."""
+    size = path.stat().st_size
+    if size == 0:
+        return False
+    with open(path, "rb") as fh:
+        fh.seek(size - 1)
+        return fh.read(1) != b"\n"

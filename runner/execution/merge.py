@@ -21,10 +21,12 @@ from typing import Any
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
 
-from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
+from auditpacks.runner.execution.performance_sum import sum_performance
+from auditpacks.runner.execution.results_file import Pairs
+from auditpacks.runner.execution.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.execution.summary import save_results, summarize
 
 
@@ -102,11 +104,11 @@ def check_shards(records: list[RunRecord]) -> None:
 
 
 def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
-                   results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The merged results' scenarios, from the pack, checked against the shards."""
+                   results: list[dict[str, Any]]) -> tuple[StreamedPack, list[dict[str, Any]]]:
+    """The pack (streamed) and the merged results' scenarios (as stubs), checked against the shards."""
     from auditpacks.runner.execution.shard import selection_hash
 
-    pack = load_pack(pack_path)
+    pack = open_pack(pack_path)
     if pack.sha256 != record.pack.sha256:
         raise MergeError(f"{pack_path.name}: not the pack the shards ran (sha256 {pack.sha256[:12]}… vs "
                          f"{record.pack.sha256[:12]}…)")
@@ -119,7 +121,7 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
     for scenario, result in zip(scenarios, results):
         if scenario["name"] != result["scenario_name"]:
             raise MergeError(f"result {result['scenario_name']!r} sits where the pack has {scenario['name']!r}")
-    return scenarios
+    return pack, scenarios
 
 
 def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> RunRecord:
@@ -138,8 +140,9 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     for record in records:
         skipped.update(record.summary.skipped)
     if pack is not None:
-        scenarios = pack_scenarios(pack, first, positions, results)
-        headline = dict(judge_module(first.judge).headline(list(zip(scenarios, results))))
+        streamed, scenarios = pack_scenarios(pack, first, positions, results)
+        pairs = Pairs(len(results), lambda: ((streamed.load(s), r) for s, r in zip(scenarios, results)))
+        headline = dict(judge_module(first.judge).headline(pairs))
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
     stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
@@ -155,6 +158,7 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
         cache=None,
         started=min(r.started for r in records),
         seconds=round(sum(r.seconds for r in records), 2),
+        performance=sum_performance([r.performance for r in sorted(records, key=lambda r: r.shard["index"])]),
         rounds=[dataclasses.replace(first.rounds[0], summary=None)],
         summary=summary,
     )

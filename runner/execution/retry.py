@@ -38,6 +38,7 @@ class CallFailed(Exception):
 
     def __init__(self, attempts: list[str], *, retryable: bool) -> None:
         self.attempts = attempts
+        self.retryable = retryable  # the last failure was the endpoint's (transport, 5xx, time-out), not the request's
         if retryable:
             text = f"gave up after {len(attempts)} attempt{'s' * (len(attempts) > 1)}: " + "; ".join(attempts)
         else:

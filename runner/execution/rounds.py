@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from auditpacks.core.record import Round, Summary
 from auditpacks.runner.execution.engine import judge_module
 from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.layout import results_name
-from auditpacks.runner.execution.summary import save_results, summarize
+from auditpacks.runner.execution.results_file import Pairs, write_results
+from auditpacks.runner.execution.summary import summarize
 
 
 def round_seed(seed: int, round_number: int) -> int:
@@ -45,13 +46,18 @@ async def run_rounds(engine: Any, target: Any, scenarios: list[dict[str, Any]], 
 
 
 def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str, seed: int,
-                skipped: Mapping[str, int], notes: list[str] | None) -> tuple[list[Round], Summary]:
-    """Write each round's results file; the rounds (with their summaries) and the run's summary."""
+                skipped: Mapping[str, int], notes: list[str] | None, journal: Journal,
+                load: Callable[[Any], dict[str, Any]] = lambda scenario: scenario,
+                selected: Sequence[Any] = ()) -> tuple[list[Round], Summary]:
+    """Write each round's results file (whole results read back from ``journal`` one at a time); the rounds
+    (with their summaries) and the run's summary. ``load`` turns an outcome's scenario (a stub) into the
+    whole scenario for the grader's headline; ``selected``: the scenarios the run was given, those without
+    a result count as skipped (unanswered) in the headline."""
     rounds = []
     for number, outcome in enumerate(outcomes, start=1):
         name = results_name(stem, number)
-        save_results(outcome.results, folder / name)
-        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome),
+        write_results(folder / name, outcome.results, (journal.done[key] for key in outcome.keys))
+        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome, load, selected),
                             skipped={**skipped, **outcome.skipped}, resumed=outcome.resumed)
         rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
     if len(outcomes) == 1:
@@ -69,10 +75,21 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
                              resumed=sum(o.resumed for o in outcomes), notes=notes)
 
 
-def headline(judge: str, outcome: Outcome) -> dict[str, Any]:
-    """The grader's pooled figures; a failure here is reported, not fatal (the results are saved)."""
+def headline(judge: str, outcome: Outcome, load: Callable[[Any], dict[str, Any]],
+             selected: Sequence[Any] = ()) -> dict[str, Any]:
+    """The grader's pooled figures over (scenario, result) pairs: scenarios loaded afresh on each pass,
+    results without their documents (no grader reads those); selected scenarios that produced no result
+    (skipped) come as (scenario, None). A failure here is reported, not fatal."""
+    ran = {s["name"] for s in outcome.scenarios}
+    unanswered = [s for s in selected if s["name"] not in ran]
+
+    def produce():
+        yield from ((load(s), r) for s, r in zip(outcome.scenarios, outcome.results))
+        yield from ((load(s), None) for s in unanswered)
+
+    pairs = Pairs(len(outcome.results) + len(unanswered), produce)
     try:
-        return dict(judge_module(judge).headline(list(zip(outcome.scenarios, outcome.results))))
+        return dict(judge_module(judge).headline(pairs))
     except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
         print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return {"error": f"{type(exc).__name__}: {exc}"}

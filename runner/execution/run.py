@@ -18,12 +18,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 
-from auditpacks.packs.pack import load_pack
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.cache import ResponseCache
@@ -36,6 +35,7 @@ from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
+from auditpacks.runner.execution.scenario_source import open_pack
 from auditpacks.runner.execution.summary import performance_record, run_record
 from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_provider, resolve_slot_pinning
 from auditpacks.runner.targets.contract import as_run_target
@@ -74,9 +74,10 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
         raise RunError(f"embedded model: {exc}") from None
 
 
-def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
+def decision_target(config: RunConfig, scenarios: Sequence[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
     """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
-    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted."""
+    take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted.
+    For scenarios read lazily, what is kept are their stubs."""
     from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget
     from auditpacks.runner.targets.decision import check_body_size, make_decision_target, over_option_limit
 
@@ -85,13 +86,13 @@ def decision_target(config: RunConfig, scenarios: list[dict[str, Any]]) -> tuple
         api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
     )
     kept, skipped, first_oversize = [], {}, None
-    for scenario in scenarios:
+    for ref, scenario in zip(getattr(scenarios, "stubs", scenarios), scenarios):
         if over_option_limit(scenario, config.max_options):
             reason = f"over {config.max_options} options"
         elif single.max_body_bytes is not None and (why := check_body_size(scenario, single)):
             reason, first_oversize = f"over the endpoint's {single.max_body_bytes}-byte request limit", first_oversize or why
         else:
-            kept.append(scenario)
+            kept.append(ref)
             continue
         skipped[reason] = skipped.get(reason, 0) + 1
     if first_oversize:
@@ -123,6 +124,11 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
     The reachability check runs here, before anything is written, except that with a
     cache it waits for the first request the cache cannot answer.
     """
+    if config.more_base_urls:  # replicas: one target each, documents spread over them
+        from auditpacks.runner.targets.endpoints import make_pool
+
+        pool = make_pool(config, model=ep.model, cache=cache)
+        return pool, pool.prepare().get("digest")
     lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
     identity = embedded_identity() if ep.embedded and cache is not None else None
     target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
@@ -148,7 +154,7 @@ async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], jou
 
 def run(config: RunConfig) -> RunRecord:
     """Run the pack and return the run record (also written to the run file)."""
-    pack = load_pack(config.pack)
+    pack = open_pack(config.pack)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed)
     if config.batch_questions < 1:
@@ -170,7 +176,9 @@ def run(config: RunConfig) -> RunRecord:
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
-        target, runnable, skipped = decision_target(config, assigned)
+        if config.more_base_urls:
+            raise RunError("several endpoints work with chat targets, not --decision")
+        target, runnable, skipped = decision_target(config, pack.lazy(assigned))
         target = as_run_target(target)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
@@ -190,11 +198,12 @@ def run(config: RunConfig) -> RunRecord:
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
-            outcomes = asyncio.run(execute(engine, target, runnable, journal, config, progress, roles))
+            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats = target.stats() if target is not None else None
     notes = target.notes() if target is not None else None
-    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes)
+    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
+                                  journal=journal, load=pack.load, selected=assigned)
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,

@@ -50,6 +50,9 @@ def select(
     else:
         chosen = list(pack.scenarios)
     if per_question_n is not None:
+        if not any((s.get("metadata") or {}).get("question_id") for s in chosen):
+            raise PackError(f"{pack.path.name}: --per-question needs questions, and no scenario of this pack has "
+                            "one (metadata.question_id); use --limit or --smoke")
         chosen = per_question(chosen, per_question_n, seed=seed)
     if limit is not None:
         chosen = chosen[:limit]

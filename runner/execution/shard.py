@@ -44,6 +44,9 @@ def parse_spec(text: str) -> ShardSpec:
 
 
 def document_key(scenario: Mapping[str, Any]) -> str:
+    precomputed = getattr(scenario, "doc_key", None)
+    if precomputed:
+        return precomputed
     metadata = scenario.get("metadata") or {}
     for field in ("verdict_id", "case_id"):
         if metadata.get(field) not in (None, ""):

@@ -114,6 +114,12 @@ def _performance_lines(perf: dict[str, Any] | None) -> list[str]:
     if tokens:
         lines.append(f"prefill: {tokens['prompt_n']} prompt tokens evaluated, {tokens['cache_n']} reused "
                      f"from the server's cache ({tokens['requests']} requests)")
+    for endpoint in perf.get("endpoints") or []:
+        served = endpoint.get("server_prompt_tokens")
+        prefill = f", {served['prompt_n']} prompt tokens evaluated, {served['cache_n']} reused" if served else ""
+        lines.append(f"endpoint: {endpoint['base_url']}: {endpoint['calls']} calls, {endpoint['documents']} documents, "
+                     f"{endpoint['input_tokens']} tokens in, {endpoint['output_tokens']} out{prefill}"
+                     + (f"; taken out ({endpoint['failed']})" if endpoint.get("failed") else ""))
     batching = perf.get("decision_batching")
     if batching:
         sizes = ", ".join(f"{n}×{size}" for size, n in batching["batch_sizes"].items()) or "none"

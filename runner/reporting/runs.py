@@ -2,8 +2,8 @@
 
 A RUN argument is a run record (``<model>.run.json``), a results file (``<model>.json``,
 its record beside it) or a folder (every run record under it). The pack is found by
-its sha256: among ``--pack`` files, else at the record's pack path or pack name
-beside the run, its parent folders or the working directory.
+its sha256: among ``--pack`` files, else by the record's pack name in the run's folder,
+its three parent folders or the working directory, or a ``packs/`` folder in any of them.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class PackFinder:
         explicit = [ref.get("path"), record.get("pack_path")]
         folders = [record_path.parent, *list(record_path.parent.parents)[:3], Path.cwd()]
         candidates = [Path(p) for p in explicit if isinstance(p, str)]
-        candidates += [folder / str(name) for folder in folders if name]
+        candidates += [where / str(name) for folder in folders if name for where in (folder, folder / "packs")]
         for candidate in candidates:
             if candidate.is_file() and self._sha(candidate) == sha:
                 self._by_sha[sha] = load_pack(candidate)

@@ -78,6 +78,7 @@ class FakeOpenAI:
         self.chat_requests = 0
         self.other_requests = 0
         self.kills = 0
+        self.dead = False
         self._lock = threading.Lock()
         self._server = LoopbackServer(_Handler, fake=self)
         self.url = self.base_url = ""
@@ -88,6 +89,11 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._server.stop()
+
+    def go_down(self) -> None:
+        """Die as a crashed server does: refuse new connections and reset every open one."""
+        self.dead = True
         self._server.stop()
 
     def reset_counts(self) -> None:
@@ -134,6 +140,12 @@ class FakeOpenAI:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in two writes: without this, Nagle's algorithm and the client's
+        # delayed ACK hold every answer back by about 40 ms
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, *args) -> None:
         pass
 
@@ -154,7 +166,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
+    def _reset(self) -> None:
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+
     def do_GET(self) -> None:
+        if self.fake.dead:
+            return self._reset()
         with self.fake._lock:
             self.fake.other_requests += 1
         if self.path.rstrip("/") == "/v1/models":
@@ -166,6 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self.fake.dead:
+            return self._reset()
         if self.path.rstrip("/") != "/v1/chat/completions":
             with self.fake._lock:
                 self.fake.other_requests += 1
@@ -175,10 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.kill()
             time.sleep(0.05)
         if fault == "reset":
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.close_connection = True
-            self.connection.close()
-            return
+            return self._reset()
         if fault == "500":
             echo = f" (you sent {self.headers.get('Authorization')})" if self.fake.echo_key else ""
             return self._json(500, {"error": {"message": "injected failure" + echo, "type": "server_error"}})
