@@ -170,7 +170,7 @@ def run(config: RunConfig) -> RunRecord:
     judge = judge_name(config, pack.manifest, scenarios)
     judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
     cache = open_cache(config)
-    config = resolve_provider(config, scenarios, cache)
+    config = resolve_provider(config, pack.lazy(scenarios), cache)  # full scenarios only for the warning
     skipped: dict[str, int] = {}
     target, digest, runnable = None, None, assigned
     if config.decision:
