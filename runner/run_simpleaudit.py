@@ -5,9 +5,13 @@
     python runner/run_simpleaudit.py --smoke --decision ollama --target clef --base-url http://localhost:11434
     python runner/run_simpleaudit.py --smoke --pack packs/jacite.json      # any local pack; no --target: embedded model
 
-Without ``--pack`` it fetches Iustitia Marigonae's published pack (the smoke file
-for ``--smoke``) from Hugging Face, as the card's runner does. Same code as
-``auditpacks run``; results go to ``results/<model>.json``.
+Without ``--pack`` it uses Iustitia Marigonae's pack: a local copy when there is one
+(the card's ``hf download`` layout, ``simpleaudit/iustitia_marigonae*.json``, or a pack
+built with ``auditpacks build iustitia --out iustitia.json``, in the current folder),
+else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
+the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
+line saying what to do. Same code as ``auditpacks run``; results go to
+``results/<model>.json``.
 """
 
 from __future__ import annotations
@@ -17,31 +21,67 @@ import contextlib
 import sys
 from pathlib import Path
 
-try:
+try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
     from auditpacks.core.errors import PackError, fail
-    from auditpacks.runner.cli.main import USER_ERRORS, report_run
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
-    from auditpacks.runner.execution.run import run
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 
 CARD_REPO = "Kushtrim/iustitia-marigonae"
 CARD_FILES = {True: "simpleaudit/iustitia_marigonae_smoke3.json", False: "simpleaudit/iustitia_marigonae.json"}
+#: Local packs tried first, in this order (relative to the current folder).
+LOCAL_PACKS = {True: ("simpleaudit/iustitia_marigonae_smoke3.json", "iustitia_marigonae_smoke3.json"),
+               False: ()}
+BUILT_PACKS = ("simpleaudit/iustitia_marigonae.json", "iustitia_marigonae.json", "iustitia.json",
+               "packs/iustitia.json")
+REACH_TIMEOUT = 3.0
+
+
+def local_pack(smoke: bool, folder: Path = Path(".")) -> Path | None:
+    """A local Iustitia pack: the card's files as ``hf download`` lays them out, or a pack built here."""
+    for name in (*LOCAL_PACKS[smoke], *BUILT_PACKS):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def hub_unreachable() -> str | None:
+    """Why the hub cannot be asked right now (offline mode, or no connection within seconds), or None."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return "HF_HUB_OFFLINE is set and the file is not in the Hugging Face cache"
+    endpoint = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host, port = endpoint.hostname or "huggingface.co", endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=REACH_TIMEOUT).close()
+    except OSError as exc:
+        return f"cannot reach {host}:{port} ({type(exc).__name__}: {exc})"
+    return None
 
 
 def card_pack(smoke: bool) -> Path:
-    """The published Iustitia pack from the hub (gated: needs accepted terms and `hf auth login`)."""
+    """The published Iustitia pack: from the Hugging Face cache, else the hub (gated: accepted terms, `hf auth login`)."""
     from huggingface_hub import hf_hub_download
 
     filename = CARD_FILES[smoke]
     try:
-        return Path(hf_hub_download(CARD_REPO, filename, repo_type="dataset"))
-    except Exception as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise PackError(
-            f"hf:{CARD_REPO}/{filename}: cannot download ({reason}); accept the dataset's terms and run "
-            "`hf auth login`, or pass --pack PACK.json"
-        ) from None
+        return Path(hf_hub_download(CARD_REPO, filename, repo_type="dataset", local_files_only=True))
+    except Exception:
+        pass
+    reason = hub_unreachable()
+    if reason is None:
+        try:
+            return Path(hf_hub_download(CARD_REPO, filename, repo_type="dataset"))
+        except Exception as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    raise PackError(
+        f"hf:{CARD_REPO}/{filename}: cannot download ({reason}); accept the dataset's terms on its page and run "
+        "`hf auth login`, or pass --pack PACK.json (e.g. one built with `auditpacks build iustitia`), or run the "
+        "bundled jacite pack: `auditpacks build jacite --out jacite.json` then --pack jacite.json"
+    ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.pack is None:
-            args.pack = card_pack(args.smoke)
+            args.pack = local_pack(args.smoke) or card_pack(args.smoke)
+            print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
+    except PackError as exc:
+        return fail(exc)
+    from auditpacks.runner.cli.main import USER_ERRORS, report_run
+    from auditpacks.runner.execution.run import run
+
+    try:
         with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter
             record = run(config_from_args(args))
     except USER_ERRORS as exc:

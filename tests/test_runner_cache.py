@@ -28,7 +28,8 @@ def test_warm_cache_makes_no_request_and_changes_miss(tmp_path):
             assert run_here(pack, tmp_path / out, server.base_url, "--cache", str(cache), *extra, target=target) == 0
             return server.chat_requests + server.other_requests
 
-        assert run("cold") == 8 + 1  # eight chat requests and the reachability check
+        # eight chat requests, the reachability check and the Ollama probe (GET /api/version, remembered in the cache)
+        assert run("cold") == 8 + 1 + 1
         assert run("warm") == 0
         assert results(tmp_path / "warm") == results(tmp_path / "cold")
         assert run_file(tmp_path / "warm")["cache"] == {"hits": 8, "misses": 0, "writes": 0}

@@ -162,3 +162,31 @@ def test_real_model_refuses_a_prompt_longer_than_its_context(tmp_path, ollama_en
     error = results(tmp_path / "out", "smollm2")[0]["judgment"]["error"]
     assert "more than the model's context of 8192 tokens; not sent (nothing is truncated)" in error
     assert not [b for b in ollama_endpoint.requests[before:] if "messages" in b]
+
+
+def test_an_ollama_base_url_in_openai_form_is_detected_and_gets_num_ctx(tmp_path, small_ollama):
+    """The benchmark card's command: --base-url http://HOST:11434/v1 --api-key local, no --provider."""
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    assert run_here(pack, tmp_path / "out", small_ollama.url + "/v1", "--api-key", "local", target="tiny") == 0
+    assert [b["options"]["num_ctx"] for b in chats(small_ollama)] == [2048] * 3
+    run = run_file(tmp_path / "out", "tiny")
+    assert run["provider"] == "ollama" and len(run["model_digest"]) == 64
+    assert any("answers Ollama's /api/version" in note for note in run["summary"]["notes"])
+
+
+def test_provider_openai_against_ollama_warns_once_with_the_prompts_at_risk(tmp_path, small_ollama, capsys):
+    write_scenarios(tmp_path / "mixed.json", [tiny_scenario(0), tiny_scenario(1, prompt=LONG)])
+    run_here(tmp_path / "mixed.json", tmp_path / "out", small_ollama.url + "/v1", "--provider", "openai",
+             target="tiny")
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "is an Ollama server" in line]
+    assert len(warnings) == 1
+    assert "--provider openai sends no num_ctx" in warnings[0]
+    assert "1 of 2 prompts are estimated above 2,048 tokens" in warnings[0]
+    assert not any("num_ctx" in (b.get("options") or {}) for b in chats(small_ollama))
+
+
+def test_ollama_host_is_honoured(tmp_path, small_ollama, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", small_ollama.url.removeprefix("http://"))
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    assert run_here(pack, tmp_path / "out", None, "--provider", "ollama", target="tiny") == 0
+    assert [b["options"]["num_ctx"] for b in chats(small_ollama)] == [2048] * 2

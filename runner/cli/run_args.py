@@ -14,10 +14,11 @@ from auditpacks.runner.execution.config import RunConfig
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
     target.add_argument("--target", type=text, help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
-    target.add_argument("--provider", default="openai",
-                        help="openai, vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq (OpenAI-compatible, "
-                             "our own client); ollama (native API: num_ctx fitted per prompt); any other any-llm "
-                             "provider (anthropic, gemini, mistral, ...) through simpleaudit")
+    target.add_argument("--provider",
+                        help="openai (the default), vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq "
+                             "(OpenAI-compatible, our own client); ollama (native API: num_ctx fitted per prompt; "
+                             "also chosen when --base-url answers Ollama's /api/version and --provider is not "
+                             "given); any other any-llm provider (anthropic, gemini, mistral, ...) through simpleaudit")
     target.add_argument("--base-url", action="append", type=text, metavar="URL",
                         help="the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or http://localhost:11434 "
                              "(--provider ollama); give it several times for replicas of one model: each document "
@@ -38,11 +39,22 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
                                          "(default: the pack's own grader)")
-    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist)")
+    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist); `embedded`: the embedded "
+                                               "local model (a plumbing check, see docs/judges.md)")
     grading.add_argument("--judge-provider", default="openai")
-    grading.add_argument("--judge-base-url", help="OpenAI-compatible server for a local judge")
+    grading.add_argument("--judge-base-url", help="server for a local judge (OpenAI-compatible, or Ollama: detected)")
+    grading.add_argument("--judge-temperature", type=number(0.0), default=0.0,
+                         help="judge and auditor-model temperature (default 0)")
+    grading.add_argument("--judge-max-tokens", type=integer(1),
+                         help="judge reply cap (default 1024; 512 for the embedded model)")
+    grading.add_argument("--auditor-max-tokens", type=integer(1), default=512,
+                         help="cap on each follow-up turn the auditor model writes (default 512)")
+    grading.add_argument("--judge-timeout", type=number(0.0, above=True), metavar="SECONDS",
+                         help="per attempt of a judge or auditor-model call (default: --timeout)")
     grading.add_argument("--max-turns", type=integer(1), default=1, help="turns per scenario (default 1)")
-    grading.add_argument("--auditor-model", help="model writing follow-up turns (needed with --max-turns > 1)")
+    grading.add_argument("--auditor-model", help="model writing follow-up turns (default: the judge model; needed "
+                                                 "with --max-turns > 1 and a code judge); `embedded`: the "
+                                                 "embedded local model")
     grading.add_argument("--auditor-provider")
     grading.add_argument("--auditor-base-url")
     grading.add_argument("--grounding-mode", choices=("full", "upstream"),
@@ -125,8 +137,11 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
         max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
     return RunConfig(
-        pack=args.pack, out=args.out, target=args.target, provider=args.provider, base_url=urls[0] if urls else None,
-        more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
+        pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
+        base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
+        provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
+        judge_max_tokens=args.judge_max_tokens or (512 if args.judge_model == "embedded" else 1024),
+        auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
         judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,

@@ -13,17 +13,6 @@ from typing import Any
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
 from auditpacks.core.errors import UserError
 
-#: Environment variables that hold each provider's key (read when --api-key is not given).
-KEY_VARIABLES = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "together": "TOGETHER_API_KEY",
-}
 EMBEDDED_MODEL = "smollm2"
 
 
@@ -38,6 +27,8 @@ class RunConfig:
     # target
     target: str | None = None
     provider: str = "openai"
+    provider_given: bool = True          # False: --provider left at its default, so an Ollama base URL is detected
+    detected_ollama: str | None = None   # the Ollama version found behind --base-url (the run then uses ollama)
     base_url: str | None = None
     more_base_urls: tuple[str, ...] = ()  # further replicas of the target (--base-url given several times)
     endpoint_assignment: str = "document"  # document (rendezvous hashing) | random
@@ -56,6 +47,10 @@ class RunConfig:
     auditor_provider: str | None = None
     auditor_base_url: str | None = None
     max_turns: int = 1
+    judge_temperature: float = 0.0       # judge and auditor-model calls
+    judge_max_tokens: int = 1024
+    auditor_max_tokens: int = 512
+    judge_timeout: float | None = None   # None: --timeout
     grader_options: dict[str, Any] = field(default_factory=dict)
     # selection
     smoke: bool = False
@@ -90,7 +85,9 @@ class RunConfig:
         return self.target is None and self.decision is None
 
     def key_variable(self) -> str | None:
-        return KEY_VARIABLES.get(self.provider)
+        from auditpacks.runner.targets.providers import provider
+
+        return provider(self.provider).key_variable
 
     def target_key(self) -> str | None:
         if self.api_key:
@@ -128,6 +125,8 @@ class RunConfig:
             "grader_options": self.grader_options, "max_turns": self.max_turns, "decoding": self.decoding(),
             "auditor_model": self.auditor_model,
         }
+        if self.judge_model or self.auditor_model:  # model graders: their decoding changes the verdicts
+            basis["grader_decoding"] = [self.judge_temperature, self.judge_max_tokens, self.auditor_max_tokens]
         if digest:
             basis["model_digest"] = digest
         if self.more_base_urls and base_url == self.base_url:  # replicas: the set of them, in any order

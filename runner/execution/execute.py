@@ -165,6 +165,7 @@ async def run_scenarios(
             return
         data = result.to_dict()
         turns.attach_reasoning(data["conversation"], log)
+        turns.explain_ungraded(data.get("judgment") or {}, log)
         data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)
         results[index] = slim_result(data)

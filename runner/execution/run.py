@@ -22,6 +22,7 @@ from typing import Any, Iterator, Sequence
 
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
+from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.admit import admit
@@ -36,7 +37,9 @@ from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
 from auditpacks.runner.execution.scenario_source import open_pack
 from auditpacks.runner.execution.summary import performance_record, run_record
-from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_slot_pinning
+from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_provider, resolve_slot_pinning
+from auditpacks.runner.targets.contract import as_run_target
+from auditpacks.runner.targets.roles import build_roles, uses_embedded
 
 
 @dataclass
@@ -44,6 +47,7 @@ class Endpoint:
     model: str
     base_url: str | None
     embedded: bool = False
+    embedded_url: str | None = None   # the embedded model's server, when it runs (target, judge or auditor)
 
 
 @contextlib.contextmanager
@@ -52,7 +56,7 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
 
     With ``--cache-only`` the embedded model is not started: every reply comes from the cache.
     """
-    if not config.embedded or config.cache_only:
+    if not (config.embedded or uses_embedded(config)) or config.cache_only:
         yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url, embedded=config.embedded)
         return
     from auditpacks.runner.serving.embedded import EmbeddedModel
@@ -60,7 +64,12 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
     try:
         server = EmbeddedModel(ctx=config.embedded_ctx)
         with server as running:
-            yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True)
+            if config.embedded:
+                yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True,
+                               embedded_url=running.base_url)
+            else:
+                yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url,
+                               embedded_url=running.base_url)
     except RuntimeError as exc:
         raise RunError(f"embedded model: {exc}") from None
 
@@ -126,19 +135,21 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
                          preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
     if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
         check_reachable(config.base_url)
-    if hasattr(target, "prepare"):
-        return target, target.prepare().get("digest")
+    if target is not None:
+        return target, target.prepare().get("digest") or (identity or {}).get("digest")
     return target, (identity or {}).get("digest")
 
 
 async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
-                  progress: ProgressPrinter) -> list[Outcome]:
-    """All rounds of all scenarios in one event loop; the target's connections are closed inside it."""
+                  progress: ProgressPrinter, roles: Any = None) -> list[Outcome]:
+    """All rounds of all scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
         return await run_rounds(engine, target, scenarios, journal, config, progress)
     finally:
-        if hasattr(target, "aclose"):
+        if target is not None:
             await target.aclose()
+        if roles is not None:
+            await roles.aclose()
 
 
 def run(config: RunConfig) -> RunRecord:
@@ -160,6 +171,7 @@ def run(config: RunConfig) -> RunRecord:
     judge = judge_name(config, pack.manifest, scenarios)
     judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
     cache = open_cache(config)
+    config = resolve_provider(config, pack.lazy(scenarios), cache)  # full scenarios only for the warning
     skipped: dict[str, int] = {}
     target, digest, runnable = None, None, assigned
     if config.decision:
@@ -168,6 +180,7 @@ def run(config: RunConfig) -> RunRecord:
         if config.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
+        target = as_run_target(target)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -176,17 +189,20 @@ def run(config: RunConfig) -> RunRecord:
         model = config.target if config.decision else ep.model
         if not config.decision:
             target, digest = chat_target(config, ep, cache)
-        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target)
+        roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
+                            embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
+        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target,
+                              roles=roles)
         out = run_folder(config.out, config.pack)
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
-            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress))
+            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
-    stats = target.stats() if hasattr(target, "stats") else None
-    notes = target.notes() if hasattr(target, "notes") else None
+    stats = target.stats() if target is not None else None
+    notes = target.notes() if target is not None else None
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
                                   journal=journal, load=pack.load, selected=assigned)
     if shard_record is not None:
@@ -194,6 +210,7 @@ def run(config: RunConfig) -> RunRecord:
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None, rounds=rounds,
+                        models=roles.record(),
                         performance=performance_record(config, documents=sum(o.groups for o in outcomes),
                                                        target_stats=stats),
                         summary=summary)

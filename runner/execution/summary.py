@@ -80,7 +80,8 @@ def performance_record(config: "RunConfig", *, documents: int, target_stats: Map
 def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
                started: dt.datetime, seconds: float, embedded: bool, summary: Summary,
                fingerprint: str, rounds: list[Round], digest: str | None = None, shard: dict[str, Any] | None = None,
-               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None) -> RunRecord:
+               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None,
+               models: dict[str, Any] | None = None) -> RunRecord:
     """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
     manifest = pack.manifest or {}
     return RunRecord(
@@ -95,6 +96,7 @@ def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str |
         embedded=embedded,
         judge=judge,
         judge_model=config.judge_model,
+        models=models or {"judge": None, "auditor": None},
         parameters=config.public(),
         fingerprint=fingerprint,
         shard=shard,

@@ -81,7 +81,7 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     if s.commonest_error:
         console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
                       markup=False)
-    for line in _performance_lines(record.performance):
+    for line in _performance_lines(record.performance) + _grader_lines(record.models):
         console.print(line, markup=False)
     rows = run_figures(record)
     if rows:
@@ -90,6 +90,17 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
         console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
     for note in s.notes + list(s.headline.get("warnings") or []):
         console.print(f"note: {note}", markup=False)
+
+
+def _grader_lines(models: dict[str, Any] | None) -> list[str]:
+    """One line per judge or auditor model: who, its settings, and how many requests it took."""
+    lines = []
+    for role, m in (models or {}).items():
+        if m:
+            lines.append(f"{role} model: {m['model']} ({m['provider']}), temperature {m['temperature']:g}, "
+                         f"cap {m['max_tokens']} tokens; {m['requests']} requests, {m['cache_hits']} from the cache, "
+                         f"{m['input_tokens']}+{m['output_tokens']} tokens")
+    return lines
 
 
 def _performance_lines(perf: dict[str, Any] | None) -> list[str]:

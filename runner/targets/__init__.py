@@ -1,47 +1,36 @@
 """Our own simpleaudit Targets, and which providers use them.
 
-* OpenAI-compatible providers (``OPENAI_COMPATIBLE``) and the embedded model go through
-  :class:`~runner.targets.openai_compat.OpenAICompatTarget`;
-* ``--provider ollama`` goes through :class:`~runner.targets.ollama_native.OllamaTarget`;
+* providers whose row in :mod:`~auditpacks.runner.targets.providers` says ``openai``, and
+  the embedded model, go through :class:`~runner.targets.openai_compat.OpenAICompatTarget`;
+* ``ollama`` (given, or detected behind ``--base-url``: see
+  :mod:`~auditpacks.runner.targets.ollama_detect`) goes through
+  :class:`~runner.targets.ollama_native.OllamaTarget`;
 * every other provider (anthropic, gemini, mistral, …) returns None here and keeps
   simpleaudit's ``ModelAuditor``/any-llm path.
 
 Our targets send the prompt in the order ``--prompt-order`` names (``auto``: documents
 first when the selection has documents; see :mod:`runner.targets.messages`) and pin
 llama.cpp slots when the endpoint is llama.cpp (the embedded model, ``--provider
-llamacpp``, or ``--slot-pinning``).
+llamacpp``, or ``--slot-pinning``). :func:`chat_api` builds the same clients for judge
+and auditor-model calls, so those share the cache and the retry layer.
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
 from typing import Any
 
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import RunConfig, RunError
 from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.targets import providers
 from auditpacks.runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
-
-#: Provider → default base URL of its OpenAI-compatible API.
-OPENAI_COMPATIBLE = {
-    "openai": "https://api.openai.com/v1",
-    "vllm": "http://localhost:8000/v1",
-    "llamacpp": "http://127.0.0.1:8080/v1",
-    "openrouter": "https://openrouter.ai/api/v1",
-    "lmstudio": "http://localhost:1234/v1",
-    "deepseek": "https://api.deepseek.com/v1",
-    "together": "https://api.together.xyz/v1",
-    "groq": "https://api.groq.com/openai/v1",
-}
-#: Local servers that want no key (any placeholder is sent).
-KEYLESS = {"vllm", "llamacpp", "lmstudio"}
-OLLAMA_DEFAULT = "http://localhost:11434"
+from auditpacks.runner.targets.providers import ollama_host, openai_base_url
 
 
 def owns(config: RunConfig) -> bool:
     """Whether this run's target is one of ours (else simpleaudit's any-llm path)."""
-    return config.decision is None and (config.embedded or config.provider in OPENAI_COMPATIBLE
-                                        or config.provider == "ollama")
+    return config.decision is None and (config.embedded or providers.ours(config.provider))
 
 
 def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> str | None:
@@ -79,29 +68,33 @@ def retry_policy(config: RunConfig) -> RetryPolicy:
     return RetryPolicy(max_retries=config.max_retries, backoff=config.retry_backoff, timeout=config.timeout)
 
 
-def openai_base_url(config: RunConfig, base_url: str | None) -> str:
-    if base_url:
-        return base_url
-    if config.provider == "openai" and os.environ.get("OPENAI_BASE_URL"):
-        return os.environ["OPENAI_BASE_URL"]
-    return OPENAI_COMPATIBLE[config.provider]
-
-
-def ollama_host(base_url: str | None) -> str:
-    """The Ollama root URL (``/v1``, the OpenAI layer, is dropped: the native API lives at the root)."""
-    host = (base_url or os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT).rstrip("/")
-    if not host.startswith("http"):
-        host = "http://" + host
-    return host.removesuffix("/v1")
-
-
 def api_key(config: RunConfig) -> str:
     key = config.target_key()
     if key:
         return key
-    if config.provider in KEYLESS or config.embedded or config.cache_only:
+    if providers.provider(config.provider).keyless or config.embedded or config.cache_only:
         return "local"
     raise RunError(f"provider {config.provider!r} needs a key: --api-key or ${config.key_variable() or 'its key'}")
+
+
+def resolve_provider(config: RunConfig, scenarios: list[dict[str, Any]], cache: ResponseCache | None) -> RunConfig:
+    """The run's provider after asking a given ``--base-url`` whether it is Ollama.
+
+    Provider left at its default: an Ollama server switches the run to the native API.
+    ``--provider openai`` given: kept, with one warning naming the prompts at risk.
+    """
+    from auditpacks.runner.targets import ollama_detect
+
+    if config.decision or config.embedded or not config.base_url or config.provider != "openai":
+        return config
+    version = ollama_detect.ollama_version(config.base_url, cache)
+    if version is None:
+        return config
+    if config.provider_given:
+        estimates = ollama_detect.prompt_estimates(scenarios, config.system_prompt)
+        ollama_detect.warn(ollama_detect.truncation_warning(config.base_url, version, estimates))
+        return config
+    return dataclasses.replace(config, provider="ollama", detected_ollama=version)
 
 
 def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: ResponseCache | None,
@@ -109,19 +102,31 @@ def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: R
     """The Target for this run, or None when simpleaudit's own ModelAuditor path should be used."""
     if not owns(config):
         return None
-    policy = retry_policy(config)
-    if config.provider == "ollama" and not config.embedded:
+    note = (f"{ollama_host(base_url)} answers Ollama's /api/version ({config.detected_ollama}): native API, "
+            "num_ctx fitted to each prompt") if config.detected_ollama else None
+    return chat_api(config.provider if not config.embedded else "llamacpp", model=model, base_url=base_url,
+                    api_key=api_key(config), policy=retry_policy(config), cache=cache,
+                    identity=embedded_identity, preflight=preflight, layout=_layout(config),
+                    slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens, note=note,
+                    embedded=config.embedded)
+
+
+def chat_api(provider: str, *, model: str, base_url: str | None, api_key: str, policy: RetryPolicy,
+             cache: ResponseCache | None, identity: dict[str, Any] | None = None, preflight=None,
+             layout: str = STOCK, slot_pinning: bool = False, max_tokens: int | None = None,
+             note: str | None = None, embedded: bool = False):
+    """Our client for one model endpoint (a target, a judge or an auditor model), given only its own settings."""
+    if providers.provider(provider).api == providers.OLLAMA and not embedded:
         from auditpacks.runner.targets.ollama_native import OllamaTarget
 
         return OllamaTarget(model=model, host=ollama_host(base_url), policy=policy, cache=cache,
-                            max_tokens=config.max_tokens, layout=_layout(config))
+                            max_tokens=max_tokens, layout=layout, note=note)
     from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
 
-    url = openai_base_url(config, base_url) if not config.embedded else (base_url or "http://embedded.invalid/v1")
-    official = config.provider == "openai" and url.rstrip("/") == OPENAI_COMPATIBLE["openai"]
+    url = (base_url or "http://embedded.invalid/v1") if embedded else openai_base_url(provider, base_url)
     return OpenAICompatTarget(
-        model=model, base_url=url, api_key=api_key(config), policy=policy, cache=cache,
-        identity=embedded_identity or {"base_url": url.rstrip("/")},
-        token_param="max_completion_tokens" if official else "max_tokens", preflight=preflight,
-        layout=_layout(config), slot_pinning=bool(config.slot_pinning),
+        model=model, base_url=url, api_key=api_key, policy=policy, cache=cache,
+        identity=identity or {"base_url": url.rstrip("/")},
+        token_param="max_completion_tokens" if providers.official_openai(provider, url) else "max_tokens",
+        preflight=preflight, layout=layout, slot_pinning=slot_pinning,
     )

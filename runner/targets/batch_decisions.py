@@ -42,6 +42,7 @@ from simpleaudit.targets import TargetResponse
 
 from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.runner.targets import turns
+from auditpacks.runner.targets.contract import RunTarget
 
 STOP_BATCHING = (400, 422)
 
@@ -81,7 +82,7 @@ def answer_response(decision: Mapping[str, Any], answer: Any, usage: Mapping[str
                           decision=answer)
 
 
-class BatchedDecisionTarget:
+class BatchedDecisionTarget(RunTarget):
     """A ``DecisionTarget`` that answers a group's questions from as few requests as its limit allows."""
 
     max_turns = 1

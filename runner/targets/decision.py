@@ -11,6 +11,7 @@ limit, over Ollama's 64 KiB body limit) and turns endpoint errors into advice.
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any, Mapping
 
@@ -42,6 +43,11 @@ def make_decision_target(kind: str, model: str, *, base_url: str | None = None, 
         return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout)
     if kind == "openrouter":
         target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout)
+        if base_url:  # an OpenRouter-compatible gateway or a local stand-in: {base}/systemone
+            base = base_url.rstrip("/")
+            target = DecisionTarget(base if base.endswith("/systemone") else base + "/systemone", model,
+                                    api_key=api_key or os.environ.get("OPENROUTER_API_KEY"),
+                                    max_options=max_options, timeout=timeout)
         if "Authorization" not in target.headers:
             raise DecisionSetupError("OpenRouter needs a key: set OPENROUTER_API_KEY or pass --api-key")
         return target

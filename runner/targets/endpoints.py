@@ -27,6 +27,7 @@ from typing import Any
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.retry import CallFailed
 from auditpacks.runner.targets import turns
+from auditpacks.runner.targets.contract import RunTarget
 
 ASSIGNMENTS = ("document", "random")
 
@@ -101,7 +102,7 @@ def make_pool(config: Any, *, model: str, cache: Any) -> "EndpointPool":
     return pool
 
 
-class EndpointPool:
+class EndpointPool(RunTarget):
     """A target that sends each call to one of several inner targets (same model, other servers)."""
 
     def __init__(self, endpoints: list[tuple[str, Any]], *, assignment: str = "document", seed: int = 0) -> None:

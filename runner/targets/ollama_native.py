@@ -20,6 +20,7 @@ from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
 from auditpacks.runner.targets import context_fit
+from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.messages import LAYOUTS, STOCK, flat_messages
 from auditpacks.runner.targets.openai_compat import target_response
 from auditpacks.runner.targets.turns import record_oversize
@@ -52,12 +53,13 @@ def model_facts(show: Any, listed: Any, model: str) -> dict[str, Any]:
     return {"digest": digest, "context_length": max(lengths)}
 
 
-class OllamaTarget:
+class OllamaTarget(RunTarget):
     """``send`` one chat turn to an Ollama server through the ``ollama`` AsyncClient."""
 
     def __init__(self, *, model: str, host: str, policy: RetryPolicy, cache: ResponseCache | None = None,
-                 max_tokens: int | None = None, layout: str = STOCK, repeat: int = 0) -> None:
+                 max_tokens: int | None = None, layout: str = STOCK, repeat: int = 0, note: str | None = None) -> None:
         self.model, self.host, self.policy, self.cache = model, host.rstrip("/"), policy, cache
+        self.note = note
         self.max_tokens, self.layout_name, self.layout, self.repeat = max_tokens, layout, LAYOUTS[layout], repeat
         self.facts: dict[str, Any] | None = None
         self._client = None
@@ -85,8 +87,11 @@ class OllamaTarget:
             self.cache.remember_model(self.host, self.model, self.facts)
         return self.facts
 
+    def notes(self) -> list[str]:
+        return [self.note] if self.note else []
+
     def request(self, messages: list[dict[str, Any]], params: Mapping[str, Any] | None,
-                response_format: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+                response_format: Mapping[str, Any] | None, *, record: bool = True) -> tuple[dict[str, Any], int]:
         """The ``chat`` arguments for these messages and the prompt's token estimate."""
         params = dict(params or {})
         if "max_tokens" in params:
@@ -102,7 +107,8 @@ class OllamaTarget:
             options["num_ctx"] = context_fit.choose_num_ctx(estimate, options.get("num_predict"),
                                                             self.facts["context_length"])
         except context_fit.PromptTooLong as exc:
-            record_oversize(str(exc))
+            if record:
+                record_oversize(str(exc))
             raise
         request = {"model": self.model, "messages": messages, "options": options, "stream": False}
         fmt = ollama_format(response_format)
@@ -114,21 +120,32 @@ class OllamaTarget:
                    file_uri: Any = None, documents: list[Any] | None = None,
                    response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                    context: TargetContext | None = None) -> TargetResponse:
+        messages = self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri)
+        reply, _ = await self.complete(messages, params, response_format, target_turn=True)
+        return target_response(reply)
+
+    async def complete(self, messages: list[dict[str, Any]], params: Mapping[str, Any] | None = None,
+                       response_format: Mapping[str, Any] | None = None, *, headers: Any = None,
+                       target_turn: bool = False) -> tuple[dict[str, Any], bool]:
+        """One ``/api/chat`` request through the cache and the retry layer: ``(reply, came_from_cache)``.
+
+        Shared by target turns and judge or auditor-model calls; only a target turn's oversize
+        prompt is noted for ``--skip-oversize``.
+        """
         if self.facts is None:
-            raise RunError("OllamaTarget.prepare() was not called")
-        messages = flat_messages(self.layout(system=system, user=user, history=history, documents=documents,
-                                             file_uri=file_uri))
-        request, estimate = self.request(messages, params, response_format)
+            self.prepare()
+        request, estimate = self.request(flat_messages(messages), params, response_format, record=target_turn)
         key = {"api": "ollama-chat", "base_url": self.host, "digest": self.facts["digest"],
                **{k: v for k, v in request.items() if k != "stream"}, "repeat": self.repeat}
-        if self.layout_name != STOCK:
+        if self.layout_name != STOCK and target_turn:
             key["prompt_order"] = self.layout_name
         reply = self.cache.get(key) if self.cache is not None else None
-        if reply is None:
-            reply = await call_with_retries(lambda: self._chat(request, estimate), self.policy)
-            if self.cache is not None:
-                self.cache.put(key, reply)
-        return target_response(reply)
+        if reply is not None:
+            return reply, True
+        reply = await call_with_retries(lambda: self._chat(request, estimate), self.policy)
+        if self.cache is not None:
+            self.cache.put(key, reply)
+        return reply, False
 
     async def _chat(self, request: dict[str, Any], estimate: int) -> dict[str, Any]:
         response = await self.client.chat(**request)

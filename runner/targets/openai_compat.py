@@ -23,6 +23,7 @@ from auditpacks.core.reasoning import split_reasoning
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
 from auditpacks.runner.targets import slots, turns
+from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.messages import LAYOUTS, STOCK
 from auditpacks.runner.targets.turns import record_reasoning
 
@@ -61,7 +62,7 @@ def target_response(reply: Mapping[str, Any]) -> TargetResponse:
                           output_tokens=reply.get("output_tokens") or None)
 
 
-class OpenAICompatTarget:
+class OpenAICompatTarget(RunTarget):
     """``send`` one chat turn to ``base_url``'s ``/chat/completions``."""
 
     def __init__(self, *, model: str, base_url: str, api_key: str, policy: RetryPolicy,
@@ -102,17 +103,29 @@ class OpenAICompatTarget:
                    response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                    context: TargetContext | None = None) -> TargetResponse:
         messages = self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri)
+        headers = dict((context.trace_headers if context else None) or {})
+        reply, _ = await self.complete(messages, params, response_format, headers=headers, pinned=True)
+        return target_response(reply)
+
+    async def complete(self, messages: list[dict[str, Any]], params: Mapping[str, Any] | None = None,
+                       response_format: Mapping[str, Any] | None = None, *, headers: Mapping[str, str] | None = None,
+                       pinned: bool = False) -> tuple[dict[str, Any], bool]:
+        """One chat request through the cache and the retry layer: ``(reply, came_from_cache)``.
+
+        Shared by target turns (``send``) and judge or auditor-model calls, which arrive as messages.
+        """
         body = self.request_body(messages, params, response_format)
         key = self.cache_key(body) if self.cache is not None else None
         reply = self.cache.get(key) if self.cache is not None else None
-        if reply is None:
-            await self._check_endpoint()
-            headers = dict((context.trace_headers if context else None) or {})
-            extra = await self._slot_body()
-            reply = await call_with_retries(lambda: self._post(body, headers, extra), self.policy, scrub=self._scrub)
-            if self.cache is not None:
-                self.cache.put(key, reply)
-        return target_response(reply)
+        if reply is not None:
+            return reply, True
+        await self._check_endpoint()
+        extra = await self._slot_body() if pinned else None
+        reply = await call_with_retries(lambda: self._post(body, dict(headers or {}), extra), self.policy,
+                                        scrub=self._scrub)
+        if self.cache is not None:
+            self.cache.put(key, reply)
+        return reply, False
 
     async def _post(self, body: dict[str, Any], headers: dict[str, str], extra: dict[str, Any] | None) -> dict[str, Any]:
         completion = await self.client.chat.completions.create(**body, stream=False, extra_headers=headers or None,

@@ -23,6 +23,7 @@ class ScenarioLog:
     oversize: str | None = None
     key: str | None = None      # the scenario's journal key
     worker: int | None = None   # the executor worker running it (0-based)
+    judge_replies: list[dict[str, Any]] = field(default_factory=list)  # raw judge replies, in order
 
 
 _current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
@@ -45,6 +46,23 @@ def record_reasoning(text: str | None) -> None:
     log = _current.get()
     if log is not None:
         log.reasoning.append(text or None)
+
+
+def record_judge_reply(text: str, finish_reason: str | None, max_tokens: int | None) -> None:
+    """Note a judge reply's raw text and why it ended (for a reply that cannot be graded)."""
+    log = _current.get()
+    if log is not None:
+        log.judge_replies.append({"text": text, "finish_reason": finish_reason, "max_tokens": max_tokens})
+
+
+def explain_ungraded(judgment: dict[str, Any], log: ScenarioLog) -> None:
+    """Give an ungraded judgment the judge's whole raw reply and, when it was cut off, say so."""
+    if judgment.get("severity") != "ungraded" or not judgment.get("ungraded_reason") or not log.judge_replies:
+        return
+    last = log.judge_replies[-1]
+    judgment["judge_reply"] = last["text"]
+    if last["finish_reason"] == "length":
+        judgment["ungraded_reason"] += f"; the reply stopped at the output cap ({last['max_tokens']} tokens)"
 
 
 def record_oversize(reason: str) -> None:
