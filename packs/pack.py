@@ -21,11 +21,9 @@ from typing import Any, Iterable, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json, new_temp, sha256_file
 from auditpacks.packs.checks import ERROR, PackChecker
-from auditpacks.packs.stream import check_digest, manifest_path, read_manifest
+from auditpacks.packs.stream import check_digest, check_shape, manifest_path, read_manifest
 
 MANIFEST_VERSION = 1
-#: Fields a run reads from every scenario, and the type each must have when present.
-SHAPES = {"metadata": dict, "documents": list, "decision": dict, "test_prompt": str, "expected_behavior": list}
 
 
 def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
@@ -173,17 +171,5 @@ def load_pack(path: str | os.PathLike, *, require_manifest: bool = False) -> Pac
     if not isinstance(scenarios, list):
         raise PackError(f"{path.name}: a pack is a JSON list of scenarios, found a {type(scenarios).__name__}")
     for i, scenario in enumerate(scenarios):
-        if not isinstance(scenario, dict):
-            raise PackError(f"{path.name}: record #{i} is a {type(scenario).__name__}, not a scenario object")
-        for key in ("name", "description"):
-            if not isinstance(scenario.get(key), str):
-                raise PackError(f"{path.name}: record #{i} field {key!r} is missing or not a string")
-        for key, kind in SHAPES.items():
-            if scenario.get(key) is not None and not isinstance(scenario[key], kind):
-                raise PackError(f"{path.name}: record #{i} field {key!r} is {_kind(scenario[key])}, "
-                                f"not {'an object' if kind is dict else 'a ' + kind.__name__}")
+        check_shape(path, i, scenario)
     return Pack(path=path, scenarios=scenarios, manifest=manifest, sha256=digest)
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else f"a {type(value).__name__}"

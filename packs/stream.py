@@ -119,10 +119,30 @@ def _parse(path: Path, index: int, raw: bytes) -> dict[str, Any]:
         raise PackError(f"{path.name}: record #{index}: invalid JSON at its character {exc.pos}: {exc.msg}") from None
     except UnicodeDecodeError as exc:
         raise PackError(f"{path.name}: record #{index}: not UTF-8 text ({exc.reason})") from None
+    check_shape(path, index, scenario)
+    return scenario
+
+
+#: Fields a run reads from every scenario, and the type each must have when present.
+SHAPES = {"metadata": dict, "documents": list, "decision": dict, "test_prompt": str, "expected_behavior": list}
+
+
+def check_shape(path: Path, index: int, scenario: Any) -> None:
+    """Refuse, in one line, a record a run could not read: not an object, no name or description, or a
+    field of :data:`SHAPES` of another type (``auditpacks check`` says more; this holds even with --no-check)."""
+    if not isinstance(scenario, dict):
+        raise PackError(f"{path.name}: record #{index} is {_kind(scenario)}, not a scenario object")
     for key in ("name", "description"):
         if not isinstance(scenario.get(key), str):
             raise PackError(f"{path.name}: record #{index} field {key!r} is missing or not a string")
-    return scenario
+    for key, kind in SHAPES.items():
+        if scenario.get(key) is not None and not isinstance(scenario[key], kind):
+            raise PackError(f"{path.name}: record #{index} field {key!r} is {_kind(scenario[key])}, "
+                            f"not {'an object' if kind is dict else 'a ' + kind.__name__}")
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 class _Reader:

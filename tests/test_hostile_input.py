@@ -246,7 +246,7 @@ def test_a_null_line_in_an_iustitia_file_is_one_line_not_a_crash(tmp_path, capsy
     units = next((source / "units").glob("*.jsonl"))
     units.write_text("null\n" + units.read_text(encoding="utf-8"), encoding="utf-8")  # crashed the Arrow reader
     assert main(["build", "iustitia", "--source", str(source), "--out", str(tmp_path / "p.json")]) == 2
-    assert "line 1: a NoneType, not a record object" in one_line_error(capsys)
+    assert "line 1: a NoneType, not a JSON object" in one_line_error(capsys)
 
 
 @pytest.mark.parametrize("manifest", ["[1]", "null", '"x"', '{"sha256": 5}'])

@@ -157,7 +157,7 @@ def test_pack_statistics_and_the_errors_view():
                       "severity=medium 1, severity=x 1"),
         ("pack", "expected_behavior", "items min 3, max 5, mean 3.7")]
     assert [f.field for f in checker.errors] == ["severity"]
-    assert [f.level for f in check_pack([])] == [INFO]
+    assert [f.level for f in check_pack([])] == [ERROR, INFO]  # an empty pack is an ERROR
 
 
 def test_duplicates_name_the_first_record_and_empty_prompts_are_not_duplicates():

@@ -13,10 +13,23 @@ import pytest
 
 from auditpacks.runner.execution.cache import KEY_VERSION, CacheMiss, ResponseCache
 from auditpacks.runner.execution.journal import Journal, JournalError, scenario_key
-from auditpacks.runner.execution.retry import (CallFailed, RetryPolicy, call_with_retries, delay_for, describe,
-                                               retry_after, status_of)
+from auditpacks.runner.execution.retry import (
+    CallFailed,
+    RetryPolicy,
+    call_with_retries,
+    delay_for,
+    describe,
+    retry_after,
+    status_of,
+)
 
 # -- journal ------------------------------------------------------------------------------------
+
+
+def _done(path: Path, fingerprint: str = "fp") -> dict:
+    """What a run resuming from ``path`` finds finished (the journal opened, read and closed again)."""
+    with Journal(path, fingerprint).open() as journal:
+        return {key: journal.done[key] for key in journal.done}
 
 
 def test_scenario_key_is_the_sha256_of_compact_sorted_utf8_json():
@@ -33,7 +46,7 @@ def test_a_new_journal_is_its_header_line_and_entries_are_whole_lines(tmp_path):
         assert journal.done == {"k1": {"severity": "pass", "note": "民法"}}
     assert path.read_text(encoding="utf-8").splitlines()[1] == \
         '{"key": "k1", "name": "Ä name", "result": {"severity": "pass", "note": "民法"}}'
-    assert sorted(p.name for p in path.parent.iterdir()) == ["m.journal.jsonl"]  # no temporary file left
+    assert sorted(p.name for p in path.parent.iterdir()) == [".auditpacks.lock", "m.journal.jsonl"]  # no temp file
 
 
 def test_a_later_line_for_the_same_key_wins_and_fresh_forgets(tmp_path):
@@ -42,13 +55,13 @@ def test_a_later_line_for_the_same_key_wins_and_fresh_forgets(tmp_path):
         journal.append("k1", "a", {"severity": "ERROR"})
         journal.append("k2", "b", {"severity": "low"})
         journal.append("k1", "a", {"severity": "pass"})
-    assert Journal(path, "fp").open().done == {"k1": {"severity": "pass"}, "k2": {"severity": "low"}}
+    assert _done(path) == {"k1": {"severity": "pass"}, "k2": {"severity": "low"}}
     fresh = Journal(path, "fp").open(resume=False)
     fresh.close()
     assert fresh.done == {} and path.read_text() == '{"fingerprint": "fp"}\n'
 
 
-@pytest.mark.parametrize("header", ['[1]\n', '{"fingerprint": "other"}\n', '"fp"\n'])
+@pytest.mark.parametrize("header", ['{"fingerprint": "other"}\n', '{"fingerprint": "other"}\n{"key": "k"}\n'])
 def test_a_header_of_another_run_is_refused(tmp_path, header):
     path = tmp_path / "m.journal.jsonl"
     path.write_text(header)
@@ -61,7 +74,10 @@ def test_a_header_of_another_run_is_refused(tmp_path, header):
 def test_a_header_cut_short_starts_over_and_a_last_line_gets_its_newline(tmp_path):
     path = tmp_path / "m.journal.jsonl"
     path.write_text('{"fingerpr')
-    assert Journal(path, "fp").open().done == {} and path.read_text() == '{"fingerprint": "fp"}\n'
+    assert _done(path) == {} and path.read_text() == '{"fingerprint": "fp"}\n'
+    for damaged in ('[1]\n', '"fp"\n'):  # a damaged header with no finished work behind it: started afresh
+        path.write_text(damaged)
+        assert _done(path) == {} and path.read_text() == '{"fingerprint": "fp"}\n'
     path.write_text('{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {}}')  # no final newline
     with Journal(path, "fp").open() as journal:
         journal.append("k2", "b", {})
@@ -73,10 +89,10 @@ def test_a_cut_last_line_is_truncated_exactly(tmp_path):
     path = tmp_path / "m.journal.jsonl"
     kept = '{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {"s": 1}}\n'
     path.write_text(kept + '{"key": "k2", "name": "b", "res')
-    assert Journal(path, "fp").open().done == {"k1": {"s": 1}}
+    assert _done(path) == {"k1": {"s": 1}}
     assert path.read_text() == kept
     path.write_text(kept + "\n\n")  # trailing blank lines are not entries
-    assert Journal(path, "fp").open().done == {"k1": {"s": 1}}
+    assert _done(path) == {"k1": {"s": 1}}
 
 
 @pytest.mark.parametrize("bad", ['{"key": "k1", "name": "a"}', '["k1"]', "{"])
@@ -85,13 +101,14 @@ def test_a_bad_line_before_the_last_names_its_number(tmp_path, bad):
     path.write_text('{"fingerprint": "fp"}\n' + bad + '\n{"key": "k2", "name": "b", "result": {}}\n')
     with pytest.raises(JournalError) as err:
         Journal(path, "fp").open()
-    assert str(err.value) == "m.journal.jsonl: line 2 is not a journal entry"
+    assert str(err.value) == ("m.journal.jsonl: line 2 is not a journal entry; repair or delete that line to keep "
+                              "the rest, or use --fresh to drop them all")
 
 
 def test_a_bad_last_entry_without_a_key_is_dropped(tmp_path):
     path = tmp_path / "m.journal.jsonl"
     path.write_text('{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {}}\n{"name": "b"}\n')
-    assert Journal(path, "fp").open().done == {"k1": {}}
+    assert _done(path) == {"k1": {}}
     assert path.read_text().count("\n") == 2
 
 

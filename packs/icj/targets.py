@@ -111,8 +111,9 @@ def load_targets(path: str | os.PathLike) -> list[Target]:
     return targets
 
 
-#: The experiment parser's statuses (``error``: an exported ERROR result kept as an empty answer).
-STATUSES = ("valid", "partial", "error")
+#: The experiment parser's statuses (``error``: an exported ERROR result kept as an empty answer;
+#: ``truncated``: a reply cut off at the output cap).
+STATUSES = ("valid", "partial", "error", "truncated")
 
 
 def validation_status(record: Mapping[str, Any], label: str = "record") -> str:

@@ -25,6 +25,7 @@ from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
     REQUIRED,
     SECTION_KEYS,
     Task,
+    check_ids,
     read_task,
     require,
     unit_of,
@@ -153,7 +154,10 @@ class IustitiaSource:
         """An optional configuration's rows (only its known columns), None when the source lacks it."""
         if not self.has(config):
             return None
-        return list(self.table(config).rows(CONFIG_COLUMNS[config]))
+        rows = list(self.table(config).rows(CONFIG_COLUMNS[config]))
+        for row in rows:
+            check_ids(row, self.label(config))
+        return rows
 
     # -- decoded records --------------------------------------------------------------------
 

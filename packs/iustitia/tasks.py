@@ -42,12 +42,26 @@ def unit_of(task_id: str) -> str:
     return task_id.split("::", 1)[0]
 
 
+#: Identifier columns: text wherever they are present (they key tables and joins).
+ID_COLUMNS = ("task_id", "verdict_id", "question_id", "unit_id")
+
+
 def require(row: Mapping[str, Any], columns: tuple[str, ...], label: str) -> None:
-    """A row (JSONL rows are checked one by one) carries every column the card names."""
+    """A row (JSONL rows are checked one by one) carries every column the card names, ids as text."""
     for column in columns:
         if column not in row:
             raise PackError(f"{label}: task {row.get('task_id', '?')} field {column}: missing "
                             f"(a column the benchmark card names)")
+    check_ids(row, label)
+
+
+def check_ids(row: Mapping[str, Any], label: str) -> None:
+    """Refuse, in one line, an identifier column that holds something other than text."""
+    for column in ID_COLUMNS:
+        value = row.get(column)
+        if value is not None and not isinstance(value, str):
+            name = row.get("task_id") if isinstance(row.get("task_id"), str) else "?"
+            raise PackError(f"{label}: record {name} field {column}: a {type(value).__name__}, not text")
 
 
 def read_task(row: Mapping[str, Any], label: str) -> Task:

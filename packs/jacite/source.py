@@ -65,10 +65,12 @@ def join_law(record: dict[str, Any], laws: list[dict[str, Any]], where: str,
     by_id = {law["law_id"]: law for law in laws}
     law_id = record.get("law_id")
     if law_id is not None:
-        if law_id not in by_id:
+        if not isinstance(law_id, str) or law_id not in by_id:
             raise PackError(f"{where}: field 'law_id' {law_id!r} is not a law of the registry")
         return by_id[law_id]
     name = record.get("law")
+    if name is not None and not isinstance(name, str):
+        raise PackError(f"{where}: field 'law' is {type(name).__name__}, not a law's name")
     english = english or {}
     named = [law for law in laws if name is not None and name in (law.get("title"), english.get(law["law_id"]))]
     if len(named) == 1:
