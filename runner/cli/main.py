@@ -68,7 +68,8 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         from auditpacks import __version__
 
-        parser.exit(message=f"auditpacks {__version__}\n")
+        print(f"auditpacks {__version__}")  # on stdout, as argparse's own version action does
+        parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
