@@ -14,6 +14,7 @@ from tests.support.runs import results, run_here
 from tests.support.stub_http import StubHTTP
 from tests.support.tiny_pack import write_pack
 
+
 def one_line_error(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err and "unexpected" not in err, err
