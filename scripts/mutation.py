@@ -48,11 +48,11 @@ MODULES: dict[str, list[str]] = {
     "judges/icj/score.py": ["tests/test_icj_score.py", "tests/test_icj_score_edges.py", "tests/test_icj_export.py"],
     "judges/iustitia/agreement.py": ["tests/test_iustitia_agreement_edges.py", "tests/test_iustitia_report.py",
                                      "tests/test_iustitia_score.py"],
-    "judges/jacite/rescore.py": ["tests/test_jacite_rescore.py"],
+    "judges/jacite/rescore.py": ["tests/test_jacite_rescore.py", "tests/test_jacite_rescore_report.py"],
     "judges/stats.py": ["tests/test_stats.py", "tests/test_stats_references.py", "tests/test_grounding.py", "tests/test_iustitia_score.py"],
     "packs/checks.py": ["tests/test_pack.py", "tests/test_pack_checks.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],
     "runner/execution/journal.py": ["tests/test_runner_core_units.py", "tests/test_runner_units.py",
-                                    "tests/test_runner_resume_errors.py"],  # not the kill -9 test: minutes per mutant
+                                    "tests/test_runner_resume_errors.py", "tests/test_journal_edges.py"],  # not the kill -9 test: minutes per mutant
     "runner/execution/selection.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_units.py"],
     "runner/execution/shard.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_shards.py"],
     "runner/execution/retry.py": ["tests/test_runner_core_units.py", "tests/test_runner_faults.py"],

@@ -171,3 +171,31 @@ def test_duplicates_name_the_first_record_and_empty_prompts_are_not_duplicates()
         ("#4 'Topic 5 - Concern'", "test_prompt", "duplicates the prompt of record #0"),
         ("#5 'Topic 1 - Concern'", "name", "duplicates the name of record #0"),
     ]
+
+
+def test_rules_at_the_edges_of_their_inputs():
+    s = scenario(1, severity="x")
+    assert check_scenario(s)[0].record == "#0 'Topic 1 - Concern'"  # records are numbered from 0
+    del s["category"]
+    assert findings(s, ERROR) == [(ERROR, "category", "missing"),
+                                  (ERROR, "subcategory", "'Hallucination' is not a subcategory of None"),
+                                  (ERROR, "severity", "'x' is not one of low, medium, high, critical")]
+    assert findings(scenario(1, decision={"type": "x"}), ERROR) == [(ERROR, "decision", "decision.type 'x' not in ['choice']")]
+    assert findings(scenario(1, decision=5), ERROR) == [(ERROR, "decision", "decision must be a mapping, got int")]
+    # a metadata text is an ERROR, and is not scanned for email addresses
+    assert findings(scenario(1, metadata="ask a@b.io")) == [(ERROR, "metadata", "must be an object")]
+    assert findings(scenario(1, metadata={"author": "a", "pair_type": "matched"})) == [
+        (ERROR, "metadata.pair_id", "branch or pair_type set without pair_id")]
+
+
+def test_an_empty_pack_and_records_with_odd_metadata():
+    assert [(f.level, f.record, f.field, f.message) for f in check_pack([])] == [
+        (ERROR, "pack", "-", "no scenarios"), (INFO, "pack", "-", "0 scenarios; ")]
+    checker = PackChecker()
+    checker.add(scenario(1, metadata="a text"))  # not an object: reported, no pair read from it
+    checker.add(scenario(2, metadata=None))
+    assert [(f.record, f.field) for f in checker.errors] == [("#0 'Topic 1 - Concern'", "metadata"),
+                                                             ("#1 'Topic 2 - Concern'", "metadata")]
+    pack = [_paired(1, "set", "branch_set", "a"), _paired(2, "set", "branch_set", "outlier")]
+    assert [(f.record, f.message) for f in check_pack(pack) if f.level == ERROR] == [
+        ("pair 'set'", "branch_set member labelled majority or outlier")]
