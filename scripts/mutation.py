@@ -47,7 +47,7 @@ MODULES: dict[str, list[str]] = {
     "judges/icj/citations.py": ["tests/test_icj_citations.py", "tests/test_icj_citations_edges.py", "tests/test_icj_export.py"],
     "judges/icj/score.py": ["tests/test_icj_score.py", "tests/test_icj_score_edges.py", "tests/test_icj_export.py"],
     "judges/iustitia/agreement.py": ["tests/test_iustitia_agreement_edges.py", "tests/test_iustitia_report.py",
-                                     "tests/test_iustitia_score.py"],
+                                     "tests/test_iustitia_score.py", "tests/test_iustitia_figures.py"],
     "judges/jacite/rescore.py": ["tests/test_jacite_rescore.py", "tests/test_jacite_rescore_report.py"],
     "judges/stats.py": ["tests/test_stats.py", "tests/test_stats_references.py", "tests/test_grounding.py", "tests/test_iustitia_score.py"],
     "packs/checks.py": ["tests/test_pack.py", "tests/test_pack_checks.py", "tests/test_jacite_pack.py", "tests/test_iustitia_pack.py"],

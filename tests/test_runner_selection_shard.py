@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,17 @@ def test_assignment_by_hand():
                       "positions": [2, 6]}
     narrowed = produced(record, part, [scenarios[6]])
     assert narrowed["assigned"] == 2 and narrowed["positions"] == [6] and narrowed["selected"] == 7
+
+
+class _Stub(dict):
+    doc_key = "verdict_id:V9"
+
+
+def test_document_keys_precomputed_or_of_documents_json_cannot_hold():
+    assert document_key(_Stub(metadata={"verdict_id": "V1"})) == "verdict_id:V9"  # a stub carries its key
+    blob = json.dumps(["a/b", {"n": "7"}], sort_keys=True, ensure_ascii=False)  # values JSON cannot hold, as text
+    assert document_key({"documents": [Path("a/b"), {"n": Decimal(7)}]}) == \
+        "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    for text in ("1/2/3", "2", ""):
+        with pytest.raises(RunError, match=r"expected i/n, e\.g\. 1/4"):
+            parse_spec(text)
