@@ -41,6 +41,7 @@ async def run_rounds(engine: Any, target: Any, scenarios: list[dict[str, Any]], 
             params=config.decoding(seed=round_seed(config.seed, number)), round_number=number,
             retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
             fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
+            placement=getattr(target, "placement", None),
         ))
     return outcomes
 

@@ -6,7 +6,7 @@ the only layer. Messages come from a layout in :mod:`runner.targets.messages`
 part of the cache key). Reasoning (``reasoning_content``/``reasoning`` fields, or
 ``<think>`` blocks in the content) is kept apart from the answer and recorded for the
 results file. With ``slot_pinning`` (llama.cpp only) each request carries the ``id_slot``
-of its executor worker (:mod:`runner.targets.slots`); it is never part of the cache key.
+of its group's lane (:mod:`runner.targets.slots`); it is never part of the cache key.
 A llama.cpp server's ``timings`` (``prompt_n`` tokens evaluated, ``cache_n`` reused) are
 summed over the requests actually sent, for the run file.
 """
@@ -134,13 +134,13 @@ class OpenAICompatTarget(RunTarget):
         return reply_from_completion(completion)
 
     async def _slot_body(self) -> dict[str, Any] | None:
-        """``{"id_slot": n}`` for this scenario's worker when pinning (the slot count is read once)."""
+        """``{"id_slot": n}`` for this scenario's lane when pinning (the slot count is read once)."""
         log = turns.current()
-        if not self.slot_pinning or log is None or log.worker is None:
+        if not self.slot_pinning or log is None or log.lane is None:
             return None
         if self._slots is None:
             self._slots = asyncio.ensure_future(asyncio.to_thread(slots.server_slots, self.base_url))
-        return {"id_slot": slots.slot_for(log.worker, await asyncio.shield(self._slots))}
+        return {"id_slot": slots.slot_for(log.lane, await asyncio.shield(self._slots))}
 
     def _count_timings(self, timings: Any) -> None:
         if isinstance(timings, Mapping) and isinstance(timings.get("prompt_n"), int):
