@@ -60,8 +60,14 @@ class Summary:
 
     @property
     def graded_all(self) -> bool:
-        """Every selected scenario produced a graded result: something ran and nothing is an ERROR."""
-        return self.scenarios > 0 and self.errors == 0
+        """Every selected scenario produced a result and something was graded: something ran, nothing is an
+        ERROR, and not every result is ungraded (a judge that graded nothing)."""
+        return self.scenarios > 0 and self.errors == 0 and not self.nothing_graded
+
+    @property
+    def nothing_graded(self) -> bool:
+        """Results came back, but the judge graded none of them."""
+        return self.completed > 0 and self.outcomes.get("ungraded", 0) >= self.completed
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
