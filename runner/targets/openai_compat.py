@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from simpleaudit.targets import TargetContext, TargetResponse
 
+from auditpacks.core import reply_facts
 from auditpacks.core.reasoning import split_reasoning
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
@@ -58,6 +59,7 @@ def target_response(reply: Mapping[str, Any]) -> TargetResponse:
     answer, think = split_reasoning(reply.get("content") or "")
     reasoning = "\n\n".join(r for r in (reply.get("reasoning"), think) if r) or None
     record_reasoning(reasoning)
+    reply_facts.note(finish_reason=reply.get("finish_reason"))
     return TargetResponse(content=answer, raw=dict(reply), input_tokens=reply.get("input_tokens") or None,
                           output_tokens=reply.get("output_tokens") or None)
 

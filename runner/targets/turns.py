@@ -16,6 +16,8 @@ import contextvars
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditpacks.core import reply_facts
+
 
 @dataclass
 class ScenarioLog:
@@ -34,6 +36,7 @@ def begin(*, key: str | None = None, lane: int | None = None, group: str | None 
     """Start a fresh log for the scenario running in the current task."""
     log = ScenarioLog(key=key, lane=lane, group=group)
     _current.set(log)
+    reply_facts.begin()
     return log
 
 
