@@ -106,9 +106,10 @@ def check_shards(records: list[RunRecord]) -> None:
                          f"{spec['selected']} scenarios (gap)")
 
 
-def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
-                   results: list[dict[str, Any]]) -> tuple[StreamedPack, list[dict[str, Any]]]:
-    """The pack (streamed) and the merged results' scenarios (as stubs), checked against the shards."""
+def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int], results: list[dict[str, Any]],
+                   unanswered: list[str]) -> tuple[StreamedPack, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The pack (streamed), the merged results' scenarios and the unanswered ones (as stubs), checked
+    against the shards."""
     from auditpacks.runner.execution.shard import selection_hash
 
     pack = open_pack(pack_path)
@@ -124,7 +125,11 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
     for scenario, result in zip(scenarios, results):
         if scenario["name"] != result["scenario_name"]:
             raise MergeError(f"result {result['scenario_name']!r} sits where the pack has {scenario['name']!r}")
-    return pack, scenarios
+    by_name = {s["name"]: s for s in chosen}
+    missing = [name for name in unanswered if name not in by_name]
+    if missing:
+        raise MergeError(f"unanswered scenario {missing[0]!r} is not in the selection")
+    return pack, scenarios, [by_name[name] for name in unanswered]
 
 
 def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> RunRecord:
@@ -143,16 +148,23 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     skipped: Counter[str] = Counter()
     for record in records:
         skipped.update(record.summary.skipped)
+    unanswered = [name for record in sorted(records, key=lambda r: r.shard["index"])
+                  for name in record.summary.unanswered]
     if pack is not None:
-        streamed, scenarios = pack_scenarios(pack, first, positions, results)
-        pairs = Pairs(len(results), lambda: ((streamed.load(s), r) for s, r in zip(scenarios, results)))
-        headline = dict(judge_module(first.judge).headline(pairs))
+        streamed, scenarios, stubs = pack_scenarios(pack, first, positions, results, unanswered)
+
+        def produce():
+            yield from ((streamed.load(s), r) for s, r in zip(scenarios, results))
+            yield from ((streamed.load(s), None) for s in stubs)
+
+        headline = dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs), produce)))
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
     stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
     results_name = first.rounds[0].results
     write_results(Path(out) / results_name, results, whole)
     summary = summarize(scenarios, results, headline, skipped=dict(skipped))
+    summary.unanswered = unanswered
     record = dataclasses.replace(
         first,
         parameters={**first.parameters, "shard": None},
