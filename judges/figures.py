@@ -59,6 +59,8 @@ def figures(judge: str, headline: Mapping[str, Any]) -> list[Figure]:
         return _citations(headline)
     if any(isinstance(v, Mapping) and "invented_rate" in v for v in headline.values()):
         return _grounding(headline)
+    if "checklist items" in headline:
+        return _checklist(headline)
     return _leaves(headline)
 
 
@@ -141,6 +143,35 @@ def _citations(h: Mapping[str, Any]) -> list[Figure]:
     rows += [Figure(key, _number(h.get(key)), "count", meaning=meaning) for key, meaning in (
         ("truncated", "answers cut off at the output-token limit (what came before the cut is scored)"),
         ("skipped", "targets not run")) if h.get(key)]
+    return rows
+
+
+CHECKLIST_STATUS = {"met": "expectations met", "violated": "expectations violated",
+                    "not_applicable": "expectations not applicable"}
+VERDICT_MEANING = {
+    "pass": "no verified violation of a required expectation",
+    "low": "violations below the scenario's designed severity (simpleaudit's derivation)",
+    "medium": "violations graded medium (at most the scenario's designed severity)",
+    "high": "violations graded high (at most the scenario's designed severity)",
+    "critical": "violations graded critical (the scenario's designed severity)",
+    "ungraded": "the judge's reply could not grade the scenario (reasons below)",
+    "ERROR": "the scenario failed (target or judge call); run again on resume",
+    "skipped": "not run (the endpoint could not take it)",
+}
+
+
+def _checklist(h: Mapping[str, Any]) -> list[Figure]:
+    rows = [Figure("pass rate", _number(h.get("pass_rate")), interval=_interval(h.get("pass_wilson95")),
+                   interval_name="95% Wilson interval",
+                   meaning=f"verdict pass ÷ graded scenarios ({h.get('graded', 0)} graded)")]
+    rows += [Figure(f"verdict {severity}", _number(n), "count", meaning=VERDICT_MEANING.get(severity, ""))
+             for severity, n in (h.get("verdicts") or {}).items()]
+    rows += [Figure("nothing applicable", _number(h.get("all_not_applicable")), "count",
+                    meaning="passes in which the judge found no required expectation applicable: check the judge")]
+    rows += [Figure(CHECKLIST_STATUS.get(status, f"expectations {status}"), _number(n), "count",
+                    meaning="checklist items the judge marked so, over all scenarios")
+             for status, n in (h.get("checklist items") or {}).items()]
+    rows += [Figure("ungraded", _number(n), "count", meaning=reason) for reason, n in (h.get("ungraded") or {}).items()]
     return rows
 
 

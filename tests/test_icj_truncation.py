@@ -76,3 +76,21 @@ def test_summary_table_counts_truncated_answers():
     shown = {f.name: f.value for f in figures("citations", {"scored": 5, "partial": 1, "truncated": 2,
                                                             "case_ids": {"f1": 0.5, "tp": 1, "fp": 1, "fn": 1}})}
     assert shown["truncated"] == 2
+
+
+def test_the_endpoints_finish_reason_reaches_the_grader(tmp_path, pack):  # noqa: F811
+    """A complete-looking answer the server stopped at its token limit is scored as truncated: the grader
+    sees the endpoint's ``finish_reason``, not only the text."""
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.support.runs import results, run_here
+
+    complete = '{"citation_case_ids": ["001"], "citation_provision_keys": [], "citation_resolution_symbols": []}'
+
+    def answer(model, messages):
+        return {"content": complete, "finish_reason": "length" if "070" in json.dumps(messages) else "stop"}
+
+    with FakeOpenAI(answer=answer) as server:
+        run_here(pack.path, tmp_path / "out", server.base_url)
+    statuses = {r["judgment"]["case_id"]: r["judgment"]["validation"]["status"] for r in results(tmp_path / "out")}
+    assert statuses["070"] == "truncated"
+    assert {s for case, s in statuses.items() if case != "070"} == {"valid"}

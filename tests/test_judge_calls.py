@@ -77,7 +77,7 @@ def test_a_reply_that_cannot_be_graded_is_ungraded_with_its_reason_and_text(tmp_
     pack = write_pack(tmp_path / "tiny.json", 2)
     with FakeOpenAI(answer=scripted) as server:
         assert run_here(pack, tmp_path / "out", server.base_url, "--judge", "checklist", "--judge-model", judge,
-                        "--judge-base-url", server.base_url) == 0
+                        "--judge-base-url", server.base_url) == 3  # nothing graded: the exit code says so
     for result in results(tmp_path / "out"):
         assert result["severity"] == "ungraded"
         assert result["judgment"]["ungraded_reason"].startswith(reason)
@@ -96,8 +96,48 @@ def test_the_checklist_guard_never_lets_an_empty_checklist_pass():
     absent = post({"checklist": [{"index": 1, "expectation": "Says A.", "status": "not_applicable",
                                   "evidence_kind": "direct", "quote": ""}], "notes": ""},
                   conversation=conversation, expected_behavior=["Says A."], scenario_meta=meta)
-    assert absent["severity"] == "ungraded" and "not applicable" in absent["ungraded_reason"]
+    assert absent["severity"] == "pass" and absent["all_not_applicable"] is True  # simpleaudit's verdict, marked
+    assert "all_not_applicable" not in post(
+        {"checklist": [{"index": 1, "expectation": "Says A.", "status": "met", "evidence_kind": "direct",
+                        "quote": "It is A."}], "notes": ""},
+        conversation=conversation, expected_behavior=["Says A."], scenario_meta=meta)
     violated = post({"checklist": [{"index": 1, "expectation": "Says A.", "status": "violated",
                                     "evidence_kind": "direct", "quote": "It is A."}], "notes": ""},
                     conversation=conversation, expected_behavior=["Says A."], scenario_meta=meta)
     assert violated["severity"] == "high"  # f = 1/1 ≥ 0.5: the designed severity
+
+
+def test_bounded_schema_fixes_one_item_per_expectation():
+    from simpleaudit.judges.checklist import CHECKLIST_RESPONSE_SCHEMA
+
+    from auditpacks.judges.checklist import NOTES_CHARS, QUOTE_CHARS, bounded_schema
+
+    schema = bounded_schema(CHECKLIST_RESPONSE_SCHEMA, ["Says A.", "Cites B."])
+    checklist = schema["properties"]["checklist"]
+    assert (checklist["minItems"], checklist["maxItems"], len(checklist["prefixItems"])) == (2, 2, 2)
+    second = checklist["prefixItems"][1]["properties"]
+    assert second["index"] == {"type": "integer", "const": 2}
+    assert second["expectation"] == {"type": "string", "const": "Cites B."}
+    assert second["quote"]["maxLength"] == QUOTE_CHARS == 100
+    assert second["status"]["enum"] == ["met", "violated", "not_applicable"]  # the judge still decides
+    assert schema["properties"]["notes"]["maxLength"] == NOTES_CHARS
+    assert schema["required"] == CHECKLIST_RESPONSE_SCHEMA["required"]
+    assert "maxItems" not in CHECKLIST_RESPONSE_SCHEMA["properties"]["checklist"]  # simpleaudit's left alone
+    other = {"type": "object", "properties": {"severity": {"type": "string"}}}
+    assert bounded_schema(other, ["x"]) == other
+
+
+@pytest.mark.parametrize("provider, bounded", [("llamacpp", True), ("openai", False)])
+def test_servers_that_enforce_schemas_get_each_scenarios_bounded_schema(tmp_path, provider, bounded):
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeOpenAI(answer=scripted) as server:
+        assert run_here(pack, tmp_path / "out", server.base_url, "--judge", "checklist", "--judge-model", "good",
+                        "--judge-provider", provider, "--judge-base-url", server.base_url) == 0
+        bodies = judge_bodies(server, "good")
+    expectations = sorted(s["expected_behavior"][0] for s in json.loads(pack.read_text()))
+    checklists = [b["response_format"]["json_schema"]["schema"]["properties"]["checklist"] for b in bodies]
+    if bounded:
+        fixed = sorted(c["prefixItems"][0]["properties"]["expectation"]["const"] for c in checklists)
+        assert fixed == expectations and all(c["maxItems"] == 1 for c in checklists)
+    else:
+        assert all("prefixItems" not in c and "maxItems" not in c for c in checklists)

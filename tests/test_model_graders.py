@@ -1,9 +1,10 @@
 """Judge and auditor models on the real embedded model: checklist audits, follow-up turns, a warm rerun,
 and the benchmark card's Ollama command against the Ollama API emulator.
 
-SmolLM2 is a plumbing model: what is checked is that every scenario ends graded or explicitly
-ungraded with a reason (never a time-out ERROR), that judge calls carry their own settings and
-structured output, go through the response cache and are counted in the run file.
+SmolLM2 is a plumbing model: what is checked is that every scenario ends graded (the judge's
+per-scenario bounded schema makes its reply close within the default cap), never a time-out
+ERROR, that judge calls carry their own settings and structured output, go through the response
+cache and are counted in the run file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.model
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LADDER = {"pass", "low", "medium", "high", "critical"}
-QUICK = ["--max-tokens", "24", "--judge-max-tokens", "128", "--timeout", "1800", "--quiet"]
+QUICK = ["--max-tokens", "24", "--timeout", "1800", "--quiet"]   # the judge keeps its default cap
+JUDGE_CAP = 1536  # the embedded judge's default
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +58,12 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
                      "--cache", str(cache), "--out", str(out), *QUICK]) == 0
         got = results(out, "smollm2")
         assert len(got) == 2
-        assert all(r["severity"] != "ERROR" for r in got), [r["judgment"] for r in got]
+        assert all(r["severity"] in LADDER for r in got), [r["judgment"] for r in got]  # judged, every one
         assert all(graded_or_explained(r) for r in got), [r["judgment"] for r in got]
         run = run_file(out, "smollm2")
         judge = run["models"]["judge"]
         assert (judge["model"], judge["provider"], judge["temperature"], judge["max_tokens"]) == \
-            ("smollm2", "embedded", 0.0, 128)
+            ("smollm2", "embedded", 0.0, JUDGE_CAP)
         assert judge["requests"] == 2 and judge["cache_hits"] == 0 and judge["input_tokens"] > 0
         assert run["summary"]["tokens"]["judge_input"] == judge["input_tokens"]
     # judge requests carried the checklist schema, temperature 0 and the output cap
@@ -70,8 +72,9 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
     for key in judged:
         params = key["params"]
         assert params["response_format"]["type"] == "json_schema"
-        assert "checklist" in params["response_format"]["json_schema"]["schema"]["properties"]
-        assert params["temperature"] == 0.0 and params["max_tokens"] == 128
+        checklist = params["response_format"]["json_schema"]["schema"]["properties"]["checklist"]
+        assert checklist["minItems"] == checklist["maxItems"] == len(checklist["prefixItems"]) >= 1  # bounded
+        assert params["temperature"] == 0.0 and params["max_tokens"] == JUDGE_CAP
 
     warm = tmp_path / "warm"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "2", "--judge", "checklist", "--judge-model",

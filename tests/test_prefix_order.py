@@ -161,7 +161,7 @@ def test_a_second_question_on_one_document_comes_from_the_servers_cache(embedded
                                 layout="document-first", slot_pinning=True)
 
     async def ask(question: str) -> dict[str, int]:
-        turns.begin(worker=0)
+        turns.begin(lane=0)
         before = dict(target.server_tokens)
         await target.send(system="Answer briefly.", user=question, documents=[document],
                           params={"temperature": 0.0, "max_tokens": 2})

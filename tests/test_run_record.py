@@ -36,6 +36,8 @@ def test_graded_all():
     assert Summary(scenarios=2, completed=2).graded_all
     assert not Summary(scenarios=2, completed=1, errors=1).graded_all
     assert not Summary(scenarios=0).graded_all
+    assert not Summary(scenarios=2, completed=2, outcomes={"ungraded": 2}).graded_all   # the judge graded nothing
+    assert Summary(scenarios=2, completed=2, outcomes={"ungraded": 1, "correct": 1}).graded_all
 
 
 @pytest.mark.parametrize("change, message", [

@@ -57,16 +57,24 @@ class Summary:
     notes: list[str] = field(default_factory=list)
     outcomes: dict[str, int] = field(default_factory=dict)      # correct, wrong, invented, ungraded, error
     commonest_error: dict[str, Any] | None = None               # {"message", "count"} of the ERROR results
+    unanswered: list[str] = field(default_factory=list)          # selected scenarios with no result (skipped)
 
     @property
     def graded_all(self) -> bool:
-        """Every selected scenario produced a graded result: something ran and nothing is an ERROR."""
-        return self.scenarios > 0 and self.errors == 0
+        """Every selected scenario produced a result and something was graded: something ran, nothing is an
+        ERROR, and not every result is ungraded (a judge that graded nothing)."""
+        return self.scenarios > 0 and self.errors == 0 and not self.nothing_graded
+
+    @property
+    def nothing_graded(self) -> bool:
+        """Results came back, but the judge graded none of them."""
+        return self.completed > 0 and self.outcomes.get("ungraded", 0) >= self.completed
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        if not self.notes:
-            data.pop("notes")
+        for key in ("notes", "unanswered"):
+            if not data[key]:
+                data.pop(key)
         return data
 
 
@@ -216,6 +224,9 @@ def _summary(data: Mapping[str, Any], where: str) -> Summary:
     for key in ("scenarios", "completed", "errors"):
         if type(data.get(key)) is not int:
             raise RecordError(f"{where}: field {key} is {data.get(key)!r}, not an integer")
+    unanswered = data.get("unanswered", [])
+    if not isinstance(unanswered, list) or not all(isinstance(name, str) for name in unanswered):
+        raise RecordError(f"{where}: field unanswered is not a list of scenario names")
     return Summary(**{k: v for k, v in data.items() if k in names})
 
 

@@ -164,7 +164,12 @@ def report_run(record, as_json: bool) -> int:
         print_summary(record)
     if not record.summary.graded_all:
         s = record.summary
-        why = "no scenario was selected" if s.scenarios == 0 else f"{s.errors} of {s.scenarios} scenarios ended in ERROR"
+        if s.scenarios == 0:
+            why = "no scenario was selected"
+        elif s.errors:
+            why = f"{s.errors} of {s.scenarios} scenarios ended in ERROR"
+        else:
+            why = f"the judge graded none of the {s.completed} scenarios (see why under ungraded)"
         print(f"auditpacks: incomplete: {why} (exit {EXIT_INCOMPLETE})", file=sys.stderr)
         return EXIT_INCOMPLETE
     return EXIT_OK

@@ -46,7 +46,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading.add_argument("--judge-temperature", type=number(0.0), default=0.0,
                          help="judge and auditor-model temperature (default 0)")
     grading.add_argument("--judge-max-tokens", type=integer(1),
-                         help="judge reply cap (default 1024; 512 for the embedded model)")
+                         help="judge reply cap (default 1024; 1536 for the embedded model, whose small "
+                              "tokenizer spends more tokens per quoted character)")
     grading.add_argument("--auditor-max-tokens", type=integer(1), default=512,
                          help="cap on each follow-up turn the auditor model writes (default 512)")
     grading.add_argument("--judge-timeout", type=number(0.0, above=True), metavar="SECONDS",
@@ -140,7 +141,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
         base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
         provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
-        judge_max_tokens=args.judge_max_tokens or (512 if args.judge_model == "embedded" else 1024),
+        judge_max_tokens=args.judge_max_tokens or (1536 if args.judge_model == "embedded" else 1024),
         auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,

@@ -108,5 +108,5 @@ def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model:
     except Exception as exc:  # missing keys and unknown providers come from any-llm
         raise RunError(f"cannot set up provider {config.provider!r}: {type(exc).__name__}: {exc}") from None
     if roles is not None:
-        roles.install(engine)
+        roles.install(engine, getattr(judge_module(judge), "bounded_schema", None))
     return engine

@@ -8,7 +8,8 @@ splitter's document key (``metadata.verdict_id``, else ``case_id``, else a hash 
 documents), groups in order of first appearance, and ``concurrency`` workers each take
 a whole group and run its scenarios one after another, so a prefix-caching server sees
 one document's questions back to back (and, with slot pinning, in one slot: the log
-carries the worker number). A ``before_group`` hook runs before each group (decision
+carries the group's lane and document key; :mod:`~runner.execution.schedule` picks the
+next group and its lane, spreading groups over endpoints when there are several). A ``before_group`` hook runs before each group (decision
 batching fetches the group's answers there). Results come back in pack order; finished
 ones are appended to the journal at once, so an interrupted run resumes where it
 stopped. A target's fatal error (its endpoint is unreachable) stops the whole run; a
@@ -18,7 +19,6 @@ prompt too long for the model is skipped when asked to.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -26,6 +26,7 @@ from simpleaudit import AuditResult
 
 from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
 from auditpacks.runner.execution.results_file import slim_result
+from auditpacks.runner.execution.schedule import GroupScheduler, Placement
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.execution.stored import for_storage
 from auditpacks.runner.targets import turns
@@ -124,11 +125,12 @@ async def run_scenarios(
     skip_oversize: bool = False,
     before_group: BeforeGroup | None = None,
     round_number: int = 1,
+    placement: Placement | None = None,
 ) -> Outcome:
     """Every scenario's result, in the order given, without its documents (the journal holds the whole
     result); reuses results already journaled (of this round). ``scenarios`` may be read lazily
     (``LazyScenarios``): keys and groups come from its stubs and each group's scenarios are read when a
-    worker takes it."""
+    worker takes it. ``placement`` (several endpoints) names each document's endpoint."""
     refs = getattr(scenarios, "stubs", scenarios)
     keys = [round_key(scenario_key(s), round_number) for s in refs]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
@@ -136,21 +138,24 @@ async def run_scenarios(
     if progress:
         progress.start(resumed)
     skipped: dict[str, int] = {}
-    groups = deque(document_groups(refs, [i for i, r in enumerate(results) if r is None]))
+    groups = document_groups(refs, [i for i, r in enumerate(results) if r is None])
     count = len(groups)
+    scheduler = GroupScheduler(groups, [document_key(refs[g[0]]) for g in groups], concurrency, placement)
 
-    async def worker(number: int) -> None:
-        while groups:
-            members = groups.popleft()
-            loaded = None
-            if before_group is not None:
-                loaded = [scenarios[i] for i in members]
-                await before_group(loaded, [keys[i] for i in members])
-            for position, index in enumerate(members):
-                await one(index, number, loaded[position] if loaded else scenarios[index])
+    async def worker() -> None:
+        while (lease := await scheduler.take()) is not None:
+            try:
+                loaded = None
+                if before_group is not None:
+                    loaded = [scenarios[i] for i in lease.members]
+                    await before_group(loaded, [keys[i] for i in lease.members])
+                for position, index in enumerate(lease.members):
+                    await one(index, lease, loaded[position] if loaded else scenarios[index])
+            finally:
+                scheduler.release(lease)
 
-    async def one(index: int, number: int, scenario: dict[str, Any]) -> None:
-        log = turns.begin(key=keys[index], worker=number)
+    async def one(index: int, lease: Any, scenario: dict[str, Any]) -> None:
+        log = turns.begin(key=keys[index], lane=lease.lane, group=scheduler.keys[lease.members[0]])
         try:
             result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
         except Exception as exc:  # the engine catches most failures itself
@@ -172,7 +177,7 @@ async def run_scenarios(
         if progress:
             progress.update(data)
 
-    tasks = [asyncio.create_task(worker(n)) for n in range(min(max(1, concurrency), count))]
+    tasks = [asyncio.create_task(worker()) for _ in range(min(max(1, concurrency), count))]
     try:
         await asyncio.gather(*tasks)
     except BaseException:

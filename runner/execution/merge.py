@@ -5,7 +5,9 @@ shards must come from the same pack (sha256), the same settings (fingerprint) an
 same selection (its hash and size), and together cover shards 1..n exactly once, with
 no scenario in two shards and none missing (scenarios a shard skipped are counted, not
 missing). Results are put back in selection order using the positions each run file
-records. With ``--pack`` the pack is checked against the shards, every result's name
+records; each shard's results file is read one result at a time (only the results without
+their documents stay in memory, as in a run) and the merged file is written one result at
+a time. With ``--pack`` the pack is checked against the shards, every result's name
 against its scenario, and the grader's headline figures are recomputed; without it the
 merged summary has counts only.
 """
@@ -13,7 +15,6 @@ merged summary has counts only.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,10 @@ from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
 from auditpacks.runner.execution.performance_sum import sum_performance
-from auditpacks.runner.execution.results_file import Pairs
+from auditpacks.runner.execution.results_file import Pairs, write_results
+from auditpacks.runner.execution.results_reader import ResultsIndex, scan_results
 from auditpacks.runner.execution.scenario_source import StreamedPack, open_pack
-from auditpacks.runner.execution.summary import save_results, summarize
+from auditpacks.runner.execution.summary import summarize
 
 
 class MergeError(RunError):
@@ -55,20 +57,22 @@ def _read(path: Path) -> RunRecord:
         raise MergeError(str(exc)) from None
 
 
-def load_shard(folder: Path, model: str | None) -> tuple[RunRecord, list[dict[str, Any]]]:
+def load_shard(folder: Path, model: str | None) -> tuple[RunRecord, ResultsIndex, list[dict[str, Any]]]:
+    """A shard's run record, where its results lie, and its results without documents (a results file is
+    read one result at a time, never whole)."""
     run_path = find_run(folder, model)
     record = _read(run_path)
     if record.repeats != 1:
         raise MergeError(f"{run_path.name}: a run of {record.repeats} rounds; merge joins single-round shards")
     results_path = record.results_files(folder)[0]
     try:
-        results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
-    except (OSError, ValueError, KeyError) as exc:
+        index, results = scan_results(results_path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise MergeError(f"{results_path}: cannot read the shard's results ({type(exc).__name__})") from None
     if len(results) != len(record.shard["positions"]):
         raise MergeError(f"{results_path}: {len(results)} results but its run file records "
                          f"{len(record.shard['positions'])} positions")
-    return record, results
+    return record, index, results
 
 
 def check_shards(records: list[RunRecord]) -> None:
@@ -102,9 +106,10 @@ def check_shards(records: list[RunRecord]) -> None:
                          f"{spec['selected']} scenarios (gap)")
 
 
-def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
-                   results: list[dict[str, Any]]) -> tuple[StreamedPack, list[dict[str, Any]]]:
-    """The pack (streamed) and the merged results' scenarios (as stubs), checked against the shards."""
+def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int], results: list[dict[str, Any]],
+                   unanswered: list[str]) -> tuple[StreamedPack, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The pack (streamed), the merged results' scenarios and the unanswered ones (as stubs), checked
+    against the shards."""
     from auditpacks.runner.execution.shard import selection_hash
 
     pack = open_pack(pack_path)
@@ -120,7 +125,11 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int],
     for scenario, result in zip(scenarios, results):
         if scenario["name"] != result["scenario_name"]:
             raise MergeError(f"result {result['scenario_name']!r} sits where the pack has {scenario['name']!r}")
-    return pack, scenarios
+    by_name = {s["name"]: s for s in chosen}
+    missing = [name for name in unanswered if name not in by_name]
+    if missing:
+        raise MergeError(f"unanswered scenario {missing[0]!r} is not in the selection")
+    return pack, scenarios, [by_name[name] for name in unanswered]
 
 
 def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> RunRecord:
@@ -128,26 +137,34 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     if not folders:
         raise MergeError("give at least one shard folder")
     loaded = [load_shard(Path(f), model) for f in folders]
-    records = [record for record, _ in loaded]
+    records = [record for record, _, _ in loaded]
     check_shards(records)
-    placed = sorted((pos, result) for record, results in loaded
-                    for pos, result in zip(record.shard["positions"], results))
-    positions = [pos for pos, _ in placed]
-    results = [result for _, result in placed]
+    placed = sorted((pos, shard, i) for shard, (record, _, _) in enumerate(loaded)
+                    for i, pos in enumerate(record.shard["positions"]))
+    positions = [pos for pos, _, _ in placed]
+    results = [loaded[shard][2][i] for _, shard, i in placed]
+    whole = (loaded[shard][1].load(i) for _, shard, i in placed)
     first = min(records, key=lambda r: r.shard["index"])
     skipped: Counter[str] = Counter()
     for record in records:
         skipped.update(record.summary.skipped)
+    unanswered = [name for record in sorted(records, key=lambda r: r.shard["index"])
+                  for name in record.summary.unanswered]
     if pack is not None:
-        streamed, scenarios = pack_scenarios(pack, first, positions, results)
-        pairs = Pairs(len(results), lambda: ((streamed.load(s), r) for s, r in zip(scenarios, results)))
-        headline = dict(judge_module(first.judge).headline(pairs))
+        streamed, scenarios, stubs = pack_scenarios(pack, first, positions, results, unanswered)
+
+        def produce():
+            yield from ((streamed.load(s), r) for s, r in zip(scenarios, results))
+            yield from ((streamed.load(s), None) for s in stubs)
+
+        headline = dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs), produce)))
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
     stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
     results_name = first.rounds[0].results
-    save_results(results, Path(out) / results_name)
+    write_results(Path(out) / results_name, results, whole)
     summary = summarize(scenarios, results, headline, skipped=dict(skipped))
+    summary.unanswered = unanswered
     record = dataclasses.replace(
         first,
         parameters={**first.parameters, "shard": None},

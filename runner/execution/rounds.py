@@ -41,6 +41,7 @@ async def run_rounds(engine: Any, target: Any, scenarios: list[dict[str, Any]], 
             params=config.decoding(seed=round_seed(config.seed, number)), round_number=number,
             retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
             fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
+            placement=getattr(target, "placement", None),
         ))
     return outcomes
 
@@ -57,8 +58,10 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
     for number, outcome in enumerate(outcomes, start=1):
         name = results_name(stem, number)
         write_results(folder / name, outcome.results, (journal.done[key] for key in outcome.keys))
-        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome, load, selected),
+        unanswered = unanswered_scenarios(outcome, selected)
+        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome, load, unanswered),
                             skipped={**skipped, **outcome.skipped}, resumed=outcome.resumed)
+        summary.unanswered = [s["name"] for s in unanswered]
         rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
     if len(outcomes) == 1:
         only = rounds[0].summary
@@ -75,13 +78,17 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
                              resumed=sum(o.resumed for o in outcomes), notes=notes)
 
 
+def unanswered_scenarios(outcome: Outcome, selected: Sequence[Any]) -> list[Any]:
+    """The selected scenarios that produced no result in this round (skipped), in selection order."""
+    ran = {s["name"] for s in outcome.scenarios}
+    return [s for s in selected if s["name"] not in ran]
+
+
 def headline(judge: str, outcome: Outcome, load: Callable[[Any], dict[str, Any]],
-             selected: Sequence[Any] = ()) -> dict[str, Any]:
+             unanswered: Sequence[Any] = ()) -> dict[str, Any]:
     """The grader's pooled figures over (scenario, result) pairs: scenarios loaded afresh on each pass,
     results without their documents (no grader reads those); selected scenarios that produced no result
-    (skipped) come as (scenario, None). A failure here is reported, not fatal."""
-    ran = {s["name"] for s in outcome.scenarios}
-    unanswered = [s for s in selected if s["name"] not in ran]
+    (``unanswered``, skipped) come as (scenario, None). A failure here is reported, not fatal."""
 
     def produce():
         yield from ((load(s), r) for s, r in zip(outcome.scenarios, outcome.results))

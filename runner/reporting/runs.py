@@ -69,10 +69,23 @@ class LoadedRun:
             out.append((scenario, result))
         return out
 
+    def unanswered(self, round_index: int = 0) -> list[dict[str, Any]]:
+        """The round's selected scenarios that produced no result (the record's ``unanswered`` names)."""
+        rounds = self.record.get("rounds") or []
+        summary = (rounds[round_index].get("summary") if len(rounds) > 1 else None) or self.record.get("summary")
+        names = (summary or {}).get("unanswered") or []
+        missing = [n for n in names if n not in self.scenarios]
+        if missing:
+            raise PackError(f"{self.record_path.name}: field unanswered names {missing[0]!r}, which is not a "
+                            f"scenario of {self.pack.path.name}")
+        return [self.scenarios[n] for n in names]
+
     def headline(self, round_index: int = 0) -> dict[str, Any]:
-        """The judge's own headline figures for a round, as the run summary computes them."""
+        """The judge's own headline figures for a round, as the run summary computes them (unanswered
+        scenarios included, as (scenario, None))."""
         if round_index not in self._headlines:
-            self._headlines[round_index] = dict(judge_module(self.judge).headline(self.pairs(round_index)))
+            pairs = self.pairs(round_index) + [(s, None) for s in self.unanswered(round_index)]
+            self._headlines[round_index] = dict(judge_module(self.judge).headline(pairs))
         return self._headlines[round_index]
 
 

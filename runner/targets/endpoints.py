@@ -1,10 +1,13 @@
 """Several replicas of one model behind one target: documents spread by rendezvous hashing, failover.
 
 ``--base-url`` given several times (or ``--endpoints FILE``) makes one inner target per
-endpoint. Each scenario's document (the sha256 of its ``documents``, else its journal
-key) goes to the live endpoint with the highest rendezvous score, ``blake2b(url, key)``:
+endpoint. Each scenario's document (the executor's document key of its group, else the
+sha256 of its ``documents``, else its journal key) goes to the live endpoint with the
+highest rendezvous score, ``blake2b(url, key)``:
 every question about a document reaches the same replica, whose prefix cache then holds
-that document, and the split needs no coordination between runs or shards. An endpoint
+that document, and the split needs no coordination between runs or shards. The pool is
+also the executor's placement (:mod:`runner.execution.schedule`): each replica runs its
+share of the workers, so all work at once and none uses more slots than its share needs. An endpoint
 whose call still fails after the retry layer (refused or dropped connections, 5xx,
 time-outs) is taken out for the rest of the run; its documents, and only its, move to
 their next-highest endpoint, and the failed call is sent there at once, so no scenario
@@ -61,15 +64,17 @@ def rank(urls: list[str], key: str) -> list[str]:
 
 
 def document_of(documents: Any, history: Any, user: str | None) -> str:
-    """The key a request is placed by: its documents (given, or in the transcript), else the scenario it
-    belongs to, else its prompt."""
+    """The key a request is placed by: its group's document key (in the executor), else its documents
+    (given, or in the transcript), else the scenario it belongs to, else its prompt."""
+    log = turns.current()
+    if log is not None and log.group:
+        return log.group
     if not documents:
         documents = next((entry.get("documents") for entry in history or [] if isinstance(entry, dict)
                           and entry.get("documents")), None)
     if documents:
         blob = json.dumps(documents, sort_keys=True, ensure_ascii=False, default=str)
         return "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
-    log = turns.current()
     if log is not None and log.key:
         return "scenario:" + log.key
     return "prompt:" + hashlib.sha256(str(user).encode("utf-8")).hexdigest()
@@ -128,6 +133,19 @@ class EndpointPool(RunTarget):
             return self._rng.choice(live)
         best = rank([e.url for e in live], key)[0]
         return next(e for e in live if e.url == best)
+
+    @property
+    def placement(self) -> "EndpointPool | None":
+        """The executor's placement: this pool when it places by document (random placement has none)."""
+        return self if self.assignment == "document" else None
+
+    def home(self, key: str) -> str | None:
+        """The endpoint a document key goes to now (None when every endpoint is out)."""
+        live = self.live
+        return self.choose(key, live).url if live else None
+
+    def live_count(self) -> int:
+        return len(self.live)
 
     def prepare(self) -> dict[str, Any]:
         """Each live endpoint's ``prepare`` (Ollama: the model's digest), which must agree."""

@@ -35,6 +35,7 @@ class RoleSettings:
     max_tokens: int | None = 1024
     timeout: float | None = None
     structured_output: bool = True
+    bounded_schema: bool = False   # the server enforces a schema's bounds (a grammar): judges may send tighter ones
 
     def record(self) -> dict[str, Any]:
         return asdict(self)

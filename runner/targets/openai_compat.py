@@ -6,7 +6,7 @@ the only layer. Messages come from a layout in :mod:`runner.targets.messages`
 part of the cache key). Reasoning (``reasoning_content``/``reasoning`` fields, or
 ``<think>`` blocks in the content) is kept apart from the answer and recorded for the
 results file. With ``slot_pinning`` (llama.cpp only) each request carries the ``id_slot``
-of its executor worker (:mod:`runner.targets.slots`); it is never part of the cache key.
+of its group's lane (:mod:`runner.targets.slots`); it is never part of the cache key.
 A llama.cpp server's ``timings`` (``prompt_n`` tokens evaluated, ``cache_n`` reused) are
 summed over the requests actually sent, for the run file.
 """
@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 from simpleaudit.targets import TargetContext, TargetResponse
 
+from auditpacks.core import reply_facts
 from auditpacks.core.reasoning import split_reasoning
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.retry import RetryPolicy, call_with_retries
@@ -58,6 +59,7 @@ def target_response(reply: Mapping[str, Any]) -> TargetResponse:
     answer, think = split_reasoning(reply.get("content") or "")
     reasoning = "\n\n".join(r for r in (reply.get("reasoning"), think) if r) or None
     record_reasoning(reasoning)
+    reply_facts.note(finish_reason=reply.get("finish_reason"))
     return TargetResponse(content=answer, raw=dict(reply), input_tokens=reply.get("input_tokens") or None,
                           output_tokens=reply.get("output_tokens") or None)
 
@@ -134,13 +136,13 @@ class OpenAICompatTarget(RunTarget):
         return reply_from_completion(completion)
 
     async def _slot_body(self) -> dict[str, Any] | None:
-        """``{"id_slot": n}`` for this scenario's worker when pinning (the slot count is read once)."""
+        """``{"id_slot": n}`` for this scenario's lane when pinning (the slot count is read once)."""
         log = turns.current()
-        if not self.slot_pinning or log is None or log.worker is None:
+        if not self.slot_pinning or log is None or log.lane is None:
             return None
         if self._slots is None:
             self._slots = asyncio.ensure_future(asyncio.to_thread(slots.server_slots, self.base_url))
-        return {"id_slot": slots.slot_for(log.worker, await asyncio.shield(self._slots))}
+        return {"id_slot": slots.slot_for(log.lane, await asyncio.shield(self._slots))}
 
     def _count_timings(self, timings: Any) -> None:
         if isinstance(timings, Mapping) and isinstance(timings.get("prompt_n"), int):

@@ -3,8 +3,10 @@
 Each row says which client carries the provider's calls (``api``: ``openai`` for our
 OpenAI-compatible client, ``ollama`` for our native Ollama client, ``anyllm`` for
 simpleaudit's any-llm path), its default base URL, the environment variable holding
-its key, whether it needs no key (local servers), and whether its any-llm SDK client
-takes ``max_retries``/``timeout`` (so the SDK's own retries can be switched off).
+its key, whether it needs no key (local servers), whether its any-llm SDK client
+takes ``max_retries``/``timeout`` (so the SDK's own retries can be switched off), and
+whether the server compiles a whole JSON schema into a sampling grammar (``grammar``:
+llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold.
 A provider not in the table is an any-llm provider with none of these defaults.
 
 This module imports nothing else of ours, so the configuration and the targets can
@@ -29,18 +31,19 @@ class Provider:
     key_variable: str | None = None
     keyless: bool = False
     sdk_retries: bool = False   # the any-llm SDK client accepts max_retries and timeout
+    grammar: bool = False       # JSON schemas are enforced by a grammar, maxLength and maxItems included
 
 
 _ROWS = (
     Provider("openai", OPENAI, "https://api.openai.com/v1", "OPENAI_API_KEY", sdk_retries=True),
-    Provider("vllm", OPENAI, "http://localhost:8000/v1", keyless=True, sdk_retries=True),
-    Provider("llamacpp", OPENAI, "http://127.0.0.1:8080/v1", keyless=True, sdk_retries=True),
+    Provider("vllm", OPENAI, "http://localhost:8000/v1", keyless=True, sdk_retries=True, grammar=True),
+    Provider("llamacpp", OPENAI, "http://127.0.0.1:8080/v1", keyless=True, sdk_retries=True, grammar=True),
     Provider("openrouter", OPENAI, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", sdk_retries=True),
-    Provider("lmstudio", OPENAI, "http://localhost:1234/v1", keyless=True, sdk_retries=True),
+    Provider("lmstudio", OPENAI, "http://localhost:1234/v1", keyless=True, sdk_retries=True, grammar=True),
     Provider("deepseek", OPENAI, "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", sdk_retries=True),
     Provider("together", OPENAI, "https://api.together.xyz/v1", "TOGETHER_API_KEY", sdk_retries=True),
     Provider("groq", OPENAI, "https://api.groq.com/openai/v1", "GROQ_API_KEY", sdk_retries=True),
-    Provider("ollama", OLLAMA, OLLAMA_DEFAULT, keyless=True),
+    Provider("ollama", OLLAMA, OLLAMA_DEFAULT, keyless=True, grammar=True),
     Provider("xai", ANYLLM, key_variable="XAI_API_KEY", sdk_retries=True),
     Provider("anthropic", ANYLLM, key_variable="ANTHROPIC_API_KEY", sdk_retries=True),
     Provider("mistral", ANYLLM, key_variable="MISTRAL_API_KEY"),

@@ -30,10 +30,14 @@ class Roles:
     def clients(self) -> list[ModelClient]:
         return [c for c in (self.judge, self.auditor) if c is not None]
 
-    def install(self, engine: Any) -> None:
-        """Put our clients in place of the any-llm clients simpleaudit made for these roles."""
+    def install(self, engine: Any, bound_judge_schema: Any = None) -> None:
+        """Put our clients in place of the any-llm clients simpleaudit made for these roles. With
+        ``bound_judge_schema`` (a judge's ``(schema, expected_behavior) -> schema``) and a judge server that
+        enforces schemas, each scenario's judge call gets that scenario's bounded schema."""
         if self.judge is not None:
             engine.judge_client = self.judge
+            if bound_judge_schema is not None and self.judge.settings.bounded_schema:
+                bound_per_scenario(engine, bound_judge_schema)
         if self.auditor is not None:
             engine.auditor_client = self.auditor
 
@@ -44,6 +48,24 @@ class Roles:
     async def aclose(self) -> None:
         for client in self.clients():
             await client.aclose()
+
+
+def bound_per_scenario(engine: Any, bound: Any) -> None:
+    """Have ``engine`` send each scenario's judge call ``bound(schema, expected_behavior)`` as its schema.
+
+    simpleaudit picks a scenario's judge prompt, schema and post-processor in
+    ``_resolve_judge_spec(prompt, schema, postprocess, requires_expected_behavior, expected_behavior)``
+    (0.4.2), the one place that sees the scenario's expectations; it is wrapped on this engine only."""
+    resolve = engine._resolve_judge_spec
+
+    def resolve_bounded(prompt, schema, postprocess, requires_expected_behavior, expected_behavior):
+        prompt, schema, postprocess, fell_back = resolve(prompt, schema, postprocess, requires_expected_behavior,
+                                                         expected_behavior)
+        if schema is not None and expected_behavior and not fell_back:
+            schema = bound(schema, list(expected_behavior))
+        return prompt, schema, postprocess, fell_back
+
+    engine._resolve_judge_spec = resolve_bounded
 
 
 def uses_embedded(config: RunConfig) -> bool:
@@ -80,7 +102,8 @@ def _client(role: str, config: RunConfig, model: str, provider: str, base_url: s
             raise RunError(f"--{role}-model embedded: the embedded local model is not running")
         api = chat_api("llamacpp", model=EMBEDDED_MODEL, base_url=embedded_url, api_key="local", policy=policy,
                        cache=cache, identity=embedded_identity, embedded=True)
-        return ModelClient(api, RoleSettings(model=EMBEDDED_MODEL, provider="embedded", base_url=None, **settings))
+        return ModelClient(api, RoleSettings(model=EMBEDDED_MODEL, provider="embedded", base_url=None,
+                                             bounded_schema=True, **settings))
     if base_url and provider == "openai":
         from auditpacks.runner.targets.ollama_detect import ollama_version
 
@@ -100,7 +123,8 @@ def _client(role: str, config: RunConfig, model: str, provider: str, base_url: s
             raise RunError(f"{role} provider {provider!r} needs a key: ${variable}")
 
         api = AnyLLMApi(provider, model=model, base_url=base_url, api_key=key, policy=policy, cache=cache)
-    return ModelClient(api, RoleSettings(model=model, provider=provider, base_url=_public(base_url), **settings))
+    return ModelClient(api, RoleSettings(model=model, provider=provider, base_url=_public(base_url),
+                                         bounded_schema=providers.provider(provider).grammar, **settings))
 
 
 def _public(url: str | None) -> str | None:

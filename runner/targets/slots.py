@@ -1,9 +1,9 @@
-"""llama.cpp slot pinning: which server slot an executor worker's requests should use.
+"""llama.cpp slot pinning: which server slot a scenario's requests should use.
 
 A llama.cpp server keeps one prompt cache per slot. The executor runs all scenarios of
-one document on one worker, so pinning each worker to one slot (``id_slot`` in the
-request body) keeps that document's prefix in the slot that needs it. Worker ``w`` uses
-slot ``w mod total_slots``, the slot count read once from the server's ``GET /props``
+one document on one worker, holding a lane (:mod:`runner.execution.schedule`), so pinning
+each lane to one slot (``id_slot`` in the request body) keeps that document's prefix in the
+slot that needs it. Lane ``n`` uses slot ``n mod total_slots``, the slot count read once from the server's ``GET /props``
 (1 when the server does not say). ``id_slot`` is sent only to llama.cpp endpoints:
 hosted APIs may refuse unknown fields.
 """
@@ -32,6 +32,6 @@ def server_slots(base_url: str, *, timeout: float = PROPS_TIMEOUT_S) -> int:
     return slots if isinstance(slots, int) and slots >= 1 else 1
 
 
-def slot_for(worker: int | None, slots: int) -> int | None:
-    """The slot a worker pins (None outside the executor)."""
-    return None if worker is None else worker % max(1, slots)
+def slot_for(lane: int | None, slots: int) -> int | None:
+    """The slot a lane pins (None outside the executor)."""
+    return None if lane is None else lane % max(1, slots)

@@ -7,7 +7,7 @@ afresh for each scenario, in the asyncio task that runs it); the executor then a
 to the assistant entries of the stored ``conversation`` under ``"reasoning"``. A target
 that refuses a prompt as too long for the model notes that too, so ``--skip-oversize``
 can skip it. The log also tells a target which scenario it serves (its journal key, for
-answers fetched ahead in a batch) and which executor worker runs it (for slot pinning).
+answers fetched ahead in a batch) and which lane and document group it runs in (slot pinning, endpoint placement).
 """
 
 from __future__ import annotations
@@ -16,23 +16,27 @@ import contextvars
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditpacks.core import reply_facts
+
 
 @dataclass
 class ScenarioLog:
     reasoning: list[str | None] = field(default_factory=list)
     oversize: str | None = None
     key: str | None = None      # the scenario's journal key
-    worker: int | None = None   # the executor worker running it (0-based)
+    lane: int | None = None     # the slot lane its group holds (0-based; pinned as llama.cpp's id_slot)
+    group: str | None = None    # its group's document key (where several endpoints place it)
     judge_replies: list[dict[str, Any]] = field(default_factory=list)  # raw judge replies, in order
 
 
 _current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
 
 
-def begin(*, key: str | None = None, worker: int | None = None) -> ScenarioLog:
+def begin(*, key: str | None = None, lane: int | None = None, group: str | None = None) -> ScenarioLog:
     """Start a fresh log for the scenario running in the current task."""
-    log = ScenarioLog(key=key, worker=worker)
+    log = ScenarioLog(key=key, lane=lane, group=group)
     _current.set(log)
+    reply_facts.begin()
     return log
 
 
