@@ -106,3 +106,13 @@ def test_items_after_a_dropped_one_are_read_and_only_case_ids_are_padded():
 def test_a_family_with_only_misses_is_named():
     j = citation_verdict(scenario(cases=("001", "064"), provisions=()), reply(["001"]))
     assert j["issues_found"] == ["0 unmatched and 1 missed case ids"]
+
+
+def test_headline_counts_skipped_scenarios_and_goes_on():
+    graded = {"judgment": citation_verdict(scenario(), reply(cases=["001"]))}
+    cut = {"judgment": citation_verdict(scenario(), {"content": '{"citation_case_ids": ["001", "06',
+                                                     "finish_reason": "length"})}
+    out = headline([(scenario(), None), (scenario(), graded), (scenario(), None), (scenario(), cut)])
+    assert {k: out[k] for k in ("scenarios", "scored", "valid", "truncated", "skipped", "passed")} == \
+        {"scenarios": 4, "scored": 2, "valid": 1, "truncated": 1, "skipped": 2, "passed": 1}  # F1 1/2 passes
+    assert out["case_ids"]["tp"] == 2 and out["case_ids"]["fn"] == 2  # each finds 001; the cut reply loses "06…
