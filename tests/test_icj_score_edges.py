@@ -36,6 +36,7 @@ def _record(target, rnd, provisions, model="m", condition="c", **extra):
     ((2, 1, 3), (Fraction(2, 3), Fraction(2, 5), Fraction(1, 2))),  # F1 = 4 / (4 + 1 + 3)
     ((3, 0, 1), (1, Fraction(3, 4), Fraction(6, 7))),
     ((1, 1, 0), (Fraction(1, 2), 1, Fraction(2, 3))),
+    ((1, 0, 1), (1, Fraction(1, 2), Fraction(2, 3))),  # tp = fn: recall is not 0
 ])
 def test_prf_is_exact(counts, expected):
     assert prf(*counts) == expected
@@ -81,6 +82,10 @@ def test_a_single_round_shows_no_deviation_and_nothing_missing(target):
     (lambda r: {**r, "round": True}, "predictions record #1: field round is True, not a positive integer"),
     (lambda r: {**r, "prediction": ["x"]}, "predictions record #1 (m/c/round 1, {doc}): field prediction is a list, "
                                            "not an object"),
+    (lambda r: {k: v for k, v in r.items() if k != "target_document_id"},
+     "predictions record #1: field target_document_id is missing"),
+    (lambda r: {**r, "validation": {"status": "fine"}},
+     "predictions record #1: field validation.status is 'fine', not one of valid, partial, error, truncated"),
 ])
 def test_record_errors_word_for_word(target, change, message):
     with pytest.raises(FormatError) as err:
@@ -153,3 +158,9 @@ def test_scores_are_indented_json(tmp_path, capsys, target):
 def test_raw_gold_records_are_labelled_by_number(target):
     with pytest.raises(FormatError, match=r"^gold record #1"):
         score([], [{"case_id": "001"}])
+
+
+def test_an_empty_prediction_file_is_refused_by_name(target):
+    with pytest.raises(FormatError) as err:
+        score([], [target], source="p.jsonl")
+    assert str(err.value) == "p.jsonl: no prediction records; nothing to score"

@@ -113,3 +113,10 @@ def test_document_keys_precomputed_or_of_documents_json_cannot_hold():
     for text in ("1/2/3", "2", ""):
         with pytest.raises(RunError, match=r"expected i/n, e\.g\. 1/4"):
             parse_spec(text)
+
+
+def test_per_question_needs_a_question_id_somewhere(tmp_path):
+    with pytest.raises(PackError) as err:
+        selection.select(_pack(tmp_path, [_s(0), _s(1, case_id="C")]), per_question_n=1)
+    assert str(err.value) == ("p.json: --per-question needs questions, and no scenario of this pack has one "
+                              "(metadata.question_id); use --limit or --smoke")
