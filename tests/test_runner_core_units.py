@@ -279,6 +279,7 @@ def test_call_failed_messages():
     assert str(CallFailed(["a", "b"], retryable=True)) == "gave up after 2 attempts: a; b"
     assert str(CallFailed(["HTTP 401: no"], retryable=False)) == "HTTP 401: no (not retried)"
     assert str(CallFailed(["a", "b", "c"], retryable=False)) == "c (not retried) (after 2 retried failure(s): a; b)"
+    assert CallFailed(["a"], retryable=True).retryable is True and CallFailed(["a"], retryable=False).retryable is False
 
 
 def test_retries_stop_at_the_limit_scrub_the_text_and_use_the_default_policy():
