@@ -44,6 +44,15 @@ def test_read_answer_marks_truncation_from_text_or_finish_reason():
     assert read_answer(complete, "length")[1]["status"] == "truncated"
 
 
+def test_a_cut_in_the_last_list_keeps_every_family_written_before_it():
+    cut = ('{"citation_case_ids": ["001"], "citation_provision_keys": [], '
+           '"citation_resolution_symbols": ["S/RES/1", "S/RE')
+    prediction, validation = read_answer(cut)
+    assert prediction == {"citation_case_ids": ["001"], "citation_provision_keys": [],
+                          "citation_resolution_symbols": ["S/RES/1"]}
+    assert validation == {"status": "truncated", "issues": [TRUNCATED_ISSUE]}
+
+
 def test_truncated_reply_fails_even_with_a_good_f1():
     scenario = {"severity": "medium", "metadata": {"case_id": "070", "target_document_id": "x", "condition": "parametric",
                                                    "gold_citation_case_ids": ["001", "064"],
