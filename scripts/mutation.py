@@ -58,7 +58,8 @@ MODULES: dict[str, list[str]] = {
     "runner/execution/selection.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_units.py"],
     "runner/execution/shard.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_shards.py"],
     "runner/execution/retry.py": ["tests/test_runner_core_units.py", "tests/test_runner_faults.py"],
-    "runner/execution/cache.py": ["tests/test_runner_core_units.py", "tests/test_runner_cache.py"],
+    "runner/execution/cache.py": ["tests/test_runner_core_units.py", "tests/test_runner_cache.py",
+                                  "tests/test_cache_entries.py"],
 }
 
 

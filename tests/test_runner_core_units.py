@@ -149,17 +149,6 @@ def test_an_entry_holding_another_key_or_unreadable_is_a_miss(tmp_path, capsys):
     assert cache.stats() == {"hits": 0, "misses": 2, "writes": 0}
 
 
-def test_an_entry_of_this_key_without_a_text_reply_is_a_reported_miss(tmp_path, capsys):
-    cache = ResponseCache(tmp_path)
-    path = cache.path_for({"model": "m"})
-    path.parent.mkdir(parents=True)
-    for reply in ({"content": None}, "just text"):
-        path.write_text(json.dumps({"key": {"v": 1, "model": "m"}, "reply": reply}))
-        assert cache.get({"model": "m"}) is None
-        assert capsys.readouterr().err == f"auditpacks: cache entry {path.name} holds no reply; asking the model\n"
-    assert cache.stats() == {"hits": 0, "misses": 2, "writes": 0}
-
-
 def test_cache_only_turns_a_miss_into_an_error(tmp_path):
     cache = ResponseCache(tmp_path / "c", only=True)
     with pytest.raises(CacheMiss) as err:
