@@ -9,8 +9,9 @@ documents), groups in order of first appearance, and ``concurrency`` workers eac
 a whole group and run its scenarios one after another, so a prefix-caching server sees
 one document's questions back to back (and, with slot pinning, in one slot: the log
 carries the group's lane and document key; :mod:`~runner.execution.schedule` picks the
-next group and its lane, spreading groups over endpoints when there are several). A ``before_group`` hook runs before each group (decision
-batching fetches the group's answers there). Results come back in pack order; finished
+next group and its lane, spreading groups over endpoints when there are several). A
+``before_group`` hook runs before each group (decision batching fetches the group's
+answers there). Results come back in pack order; finished
 ones are appended to the journal at once, so an interrupted run resumes where it
 stopped. A target's fatal error (its endpoint is unreachable) stops the whole run; a
 prompt too long for the model is skipped when asked to.

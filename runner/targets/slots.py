@@ -3,8 +3,8 @@
 A llama.cpp server keeps one prompt cache per slot. The executor runs all scenarios of
 one document on one worker, holding a lane (:mod:`runner.execution.schedule`), so pinning
 each lane to one slot (``id_slot`` in the request body) keeps that document's prefix in the
-slot that needs it. Lane ``n`` uses slot ``n mod total_slots``, the slot count read once from the server's ``GET /props``
-(1 when the server does not say). ``id_slot`` is sent only to llama.cpp endpoints:
+slot that needs it. Lane ``n`` uses slot ``n mod total_slots``, the slot count read once
+from the server's ``GET /props`` (1 when the server does not say). ``id_slot`` is sent only to llama.cpp endpoints:
 hosted APIs may refuse unknown fields.
 """
 
