@@ -82,3 +82,60 @@ def test_concurrency_above_the_endpoints_splits_evenly():
         leases = [await s.take() for _ in range(4)]
         assert sorted((lease.home, lease.lane) for lease in leases) == [("X", 0), ("X", 1), ("Y", 0), ("Y", 1)]
     run(go())
+
+
+async def taken_at_once(scheduler: GroupScheduler, count: int) -> list:
+    """The leases ``count`` workers get without waiting (a worker that would wait gets None)."""
+    leases = []
+    for _ in range(count):
+        task = asyncio.ensure_future(scheduler.take())
+        await asyncio.sleep(0)
+        leases.append(task.result() if task.done() else None)
+        if not task.done():
+            task.cancel()
+    return leases
+
+
+def test_without_placement_every_worker_runs_at_once_and_no_more():
+    async def go():
+        three = await taken_at_once(GroupScheduler([[i] for i in range(5)], list("abcde"), concurrency=3), 4)
+        assert [lease.lane if lease else None for lease in three] == [0, 1, 2, None]
+        one = GroupScheduler([[0], [1]], ["a", "b"], concurrency=1)
+        first, second = await taken_at_once(one, 2)
+        assert first.members == [0] and second is None   # one worker: the second group waits
+        one.release(first)
+        assert (await one.take()).members == [1]
+    run(go())
+
+
+def test_a_release_frees_exactly_one_place():
+    async def go():
+        s = GroupScheduler([[i] for i in range(4)], list("abcd"), concurrency=2)
+        first, _ = await taken_at_once(s, 2)
+        s.release(first)
+        third, fourth = await taken_at_once(s, 2)
+        assert third.members == [2] and fourth is None
+    run(go())
+
+
+def test_the_next_group_comes_from_the_home_running_fewest_not_the_first_by_name():
+    homes = Homes({"a": "A", "b": "A", "c": "B", "d": "B"})
+
+    async def go():
+        s = GroupScheduler([[0], [1], [2], [3]], list("abcd"), concurrency=4, placement=homes)
+        leases = await taken_at_once(s, 4)
+        assert [(lease.home, lease.lane, lease.members) for lease in leases] == [
+            ("A", 0, [0]), ("B", 0, [2]), ("A", 1, [1]), ("B", 1, [3])]
+    run(go())
+
+
+def test_a_home_never_runs_more_than_its_share():
+    homes = Homes({"a": "X", "b": "X", "c": "X", "z": "Y"})
+
+    async def go():
+        # Y's only group is listed last; X holds three; 4 workers over 2 endpoints: a share of 2
+        s = GroupScheduler([[0], [1], [2], [3]], ["a", "b", "c", "z"], concurrency=4, placement=homes)
+        leases = await taken_at_once(s, 4)
+        assert [(lease.home, lease.members) if lease else None for lease in leases] == [
+            ("X", [0]), ("Y", [3]), ("X", [1]), None]   # X's third group waits for one of X's two
+    run(go())
