@@ -43,7 +43,8 @@ _EQUIVALENT = re.compile(r"^- `(auditpacks\.[\w.]+__mutmut_\d+)`", re.M)
 MODULES: dict[str, list[str]] = {
     "judges/choice.py": ["tests/test_choice_parser.py", "tests/test_choice_edges.py", "tests/test_iustitia_score.py"],
     "judges/choice_match.py": ["tests/test_choice_edges.py"],
-    "judges/checklist.py": ["tests/test_checklist_headline.py", "tests/test_judge_calls.py"],
+    "judges/checklist.py": ["tests/test_checklist_headline.py", "tests/test_checklist_guard.py",
+                            "tests/test_judge_calls.py"],
     "judges/jacite/grounding.py": ["tests/test_grounding.py", "tests/test_grounding_wording.py", "tests/test_ja_citations.py",
                                    "tests/test_headline_errors.py", "tests/test_grounding_headline.py"],
     "judges/icj/citations.py": ["tests/test_icj_citations.py", "tests/test_icj_citations_edges.py", "tests/test_icj_export.py",
