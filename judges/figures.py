@@ -148,12 +148,11 @@ def _citations(h: Mapping[str, Any]) -> list[Figure]:
 
 CHECKLIST_STATUS = {"met": "expectations met", "violated": "expectations violated",
                     "not_applicable": "expectations not applicable"}
+_VIOLATED = ("verified violations of required expectations; severity derived by simpleaudit, at most the "
+             "scenario's designed severity")
 VERDICT_MEANING = {
     "pass": "no verified violation of a required expectation",
-    "low": "violations below the scenario's designed severity (simpleaudit's derivation)",
-    "medium": "violations graded medium (at most the scenario's designed severity)",
-    "high": "violations graded high (at most the scenario's designed severity)",
-    "critical": "violations graded critical (the scenario's designed severity)",
+    "low": _VIOLATED, "medium": _VIOLATED, "high": _VIOLATED, "critical": _VIOLATED,
     "ungraded": "the judge's reply could not grade the scenario (reasons below)",
     "ERROR": "the scenario failed (target or judge call); run again on resume",
     "skipped": "not run (the endpoint could not take it)",

@@ -59,14 +59,6 @@ def test_a_damaged_header_with_finished_work_behind_it_stops_the_run(tmp_path):
     assert Journal(path, "fp").open(resume=False).done == {}  # the failed open let go of the folder's lock
 
 
-def test_an_entry_whose_result_is_not_an_object_is_damage(tmp_path):
-    path = tmp_path / "m.journal.jsonl"
-    path.write_text('{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": 5}\n'
-                    '{"key": "k2", "name": "b", "result": {}}\n')
-    with pytest.raises(JournalError, match="^m.journal.jsonl: line 2 is not a journal entry;"):
-        Journal(path, "fp").open()
-
-
 def test_a_second_journal_in_a_held_folder_is_refused_in_one_line(tmp_path):
     with Journal(tmp_path / "a.journal.jsonl", "fp").open():
         with pytest.raises(JournalError) as err:

@@ -95,7 +95,8 @@ def test_a_cut_last_line_is_truncated_exactly(tmp_path):
     assert _done(path) == {"k1": {"s": 1}}
 
 
-@pytest.mark.parametrize("bad", ['{"key": "k1", "name": "a"}', '["k1"]', "{"])
+@pytest.mark.parametrize("bad", ['{"key": "k1", "name": "a"}', '["k1"]', "{",
+                                 '{"key": "k1", "name": "a", "result": 5}'])  # a result that is not an object
 def test_a_bad_line_before_the_last_names_its_number(tmp_path, bad):
     path = tmp_path / "m.journal.jsonl"
     path.write_text('{"fingerprint": "fp"}\n' + bad + '\n{"key": "k2", "name": "b", "result": {}}\n')

@@ -30,6 +30,7 @@ def test_without_placement_groups_go_in_order_and_lanes_are_reused():
         s = GroupScheduler([[0], [1, 2], [3]], ["a", "b", "c"], concurrency=2)
         first, second = await s.take(), await s.take()
         assert (first.members, first.lane, second.members, second.lane) == ([0], 0, [1, 2], 1)
+        assert (first.key, second.key) == ("a", "b")   # the group's document key travels with it
         s.release(first)
         third = await s.take()
         assert (third.members, third.lane) == ([3], 0)   # lane 0 is free again

@@ -27,7 +27,7 @@ from simpleaudit import AuditResult
 
 from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
 from auditpacks.runner.execution.results_file import slim_result
-from auditpacks.runner.execution.schedule import GroupScheduler, Placement
+from auditpacks.runner.execution.schedule import GroupScheduler, Lease, Placement
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.execution.stored import for_storage
 from auditpacks.runner.targets import turns
@@ -155,8 +155,8 @@ async def run_scenarios(
             finally:
                 scheduler.release(lease)
 
-    async def one(index: int, lease: Any, scenario: dict[str, Any]) -> None:
-        log = turns.begin(key=keys[index], lane=lease.lane, group=scheduler.keys[lease.members[0]])
+    async def one(index: int, lease: Lease, scenario: dict[str, Any]) -> None:
+        log = turns.begin(key=keys[index], lane=lease.lane, group=lease.key)
         try:
             result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
         except Exception as exc:  # the engine catches most failures itself

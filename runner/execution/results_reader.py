@@ -49,7 +49,7 @@ def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
     index = ResultsIndex(path)
     slim: list[dict[str, Any]] = []
     with open(path, "rb") as fh:
-        offset, start, inside = 0, None, False
+        offset, start, inside, lines = 0, None, False, []
         for line in fh:
             text = line.rstrip(b"\r\n")
             if not inside:
@@ -57,11 +57,13 @@ def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
                     return index, slim
                 inside = text == _OPEN
             elif text == _START:
-                start = offset + 4
-            elif start is not None and text in (_END, _END + b","):
-                index.ranges.append((start, offset + len(_END)))
-                slim.append(slim_result(index.load(len(index.ranges) - 1)))
-                start = None
+                start, lines = offset + 4, []
+            if start is not None:
+                lines.append(text)
+                if text in (_END, _END + b","):
+                    index.ranges.append((start, offset + len(_END)))
+                    slim.append(slim_result(json.loads(b"\n".join(lines).strip().rstrip(b","))))
+                    start = None
             offset += len(line)
     if start is not None:
         raise ValueError("the file ends inside a result")

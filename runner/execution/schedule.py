@@ -31,9 +31,10 @@ class Placement(Protocol):
 
 @dataclass(frozen=True)
 class Lease:
-    """A group handed to a worker: its scenario indices, its home and its lane."""
+    """A group handed to a worker: its scenario indices, its document key, its home and its lane."""
 
     members: list[int]
+    key: str
     home: Hashable
     lane: int
 
@@ -87,7 +88,7 @@ class GroupScheduler:
         lane = next(n for n in range(len(held) + 1) if n not in held)
         held.add(lane)
         self.running[home] += 1
-        return Lease(members=members, home=home, lane=lane)
+        return Lease(members=members, key=self.keys[_first(members)], home=home, lane=lane)
 
     async def take(self) -> Lease | None:
         """The next group for a free worker, waiting while every home with work is at its share; None when
