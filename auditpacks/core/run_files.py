@@ -1,0 +1,61 @@
+"""What a run's files are called and what an ERROR result is: each rule stated once.
+
+A run writes, under one stem (the model's file name):
+
+* ``<stem>.json``: simpleaudit ``AuditResults`` of round 1 (``<stem>.round<N>.json`` for round N);
+* ``<stem>.run.json``: the run record;
+* ``<stem>.journal.jsonl``: finished scenarios, for resuming.
+
+A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
+call that failed): it is no answer, and every count, figure and export leaves it out the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+RESULTS_SUFFIX = ".json"
+RECORD_SUFFIX = ".run.json"
+JOURNAL_SUFFIX = ".journal.jsonl"
+ERROR = "ERROR"
+
+_ROUND = re.compile(r"\.round\d+$")
+
+
+def results_name(stem: str, round_number: int = 1) -> str:
+    """The results file of one round: ``<stem>.json`` for round 1, ``<stem>.round<N>.json`` after."""
+    return f"{stem}{RESULTS_SUFFIX}" if round_number == 1 else f"{stem}.round{round_number}{RESULTS_SUFFIX}"
+
+
+def record_name(stem: str) -> str:
+    """The run record's file name."""
+    return stem + RECORD_SUFFIX
+
+
+def journal_name(stem: str) -> str:
+    """The journal's file name."""
+    return stem + JOURNAL_SUFFIX
+
+
+def stem_of(path: str | Path) -> str:
+    """The run's stem from any of its files (results of any round, run record or journal)."""
+    name = Path(path).name
+    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, RESULTS_SUFFIX):
+        if name.endswith(suffix):
+            return _ROUND.sub("", name[: -len(suffix)])
+    return name
+
+
+def record_for(path: str | Path) -> Path:
+    """The run record beside any of a run's files."""
+    return Path(path).with_name(record_name(stem_of(path)))
+
+
+def is_error(result: Mapping[str, Any] | None) -> bool:
+    """Whether a result is an ERROR: the scenario's severity, or its judgment's, is ``ERROR``."""
+    if not isinstance(result, Mapping):
+        return False
+    judgment = result.get("judgment")
+    return result.get("severity") == ERROR or (isinstance(judgment, Mapping) and judgment.get("severity") == ERROR)

@@ -1,0 +1,40 @@
+"""The run-file names and the ERROR predicate, by hand."""
+
+from pathlib import Path
+
+import pytest
+
+from auditpacks.core.run_files import is_error, journal_name, record_for, record_name, results_name, stem_of
+
+
+def test_names():
+    assert results_name("smollm2") == "smollm2.json"
+    assert results_name("smollm2", 1) == "smollm2.json"
+    assert results_name("smollm2", 3) == "smollm2.round3.json"
+    assert record_name("m") == "m.run.json"
+    assert journal_name("m") == "m.journal.jsonl"
+
+
+@pytest.mark.parametrize("name", ["m.json", "m.round2.json", "m.round12.json", "m.run.json", "m.journal.jsonl"])
+def test_record_for_any_file_of_a_run(name):
+    assert record_for(Path("results/x") / name) == Path("results/x/m.run.json")
+    assert stem_of(name) == "m"
+
+
+def test_stem_keeps_dots_inside_model_names():
+    assert stem_of("qwen2.5-7b.round2.json") == "qwen2.5-7b"
+    assert stem_of("notes.txt") == "notes.txt"
+
+
+@pytest.mark.parametrize("result, expected", [
+    ({"severity": "ERROR"}, True),
+    ({"severity": "pass", "judgment": {"severity": "ERROR"}}, True),
+    ({"severity": "pass", "judgment": {"severity": "pass"}}, False),
+    ({"severity": "ungraded"}, False),
+    ({"severity": "error"}, False),
+    ({"judgment": "ERROR"}, False),
+    ({}, False),
+    (None, False),
+])
+def test_is_error(result, expected):
+    assert is_error(result) is expected
