@@ -18,7 +18,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import read_json
@@ -94,15 +94,16 @@ def results_list(data: Any, source: str) -> list[Any]:
     return data["results"]
 
 
-def typed(results: Mapping[str, Any] | Iterable[Result], source: str = "results") -> Iterator[Result]:
-    """The results of a results file's content (checked one by one), or ``results`` itself when already typed."""
-    if isinstance(results, Mapping) or not isinstance(results, Iterable):
+def typed(results: Mapping[str, Any] | Iterator[Result], source: str = "results") -> Iterator[Result]:
+    """The results of a results file's content (a mapping, checked one by one), or of an iterator of
+    results already read (:func:`iter_results`)."""
+    if not isinstance(results, Iterator):
         for i, data in enumerate(results_list(results, source)):
             yield Result.read(data, source=source, index=i)
         return
-    for result in results:
+    for i, result in enumerate(results):
         if not isinstance(result, Result):
-            raise ResultsError(f"{source}: not a simpleaudit results file (no results list)")
+            raise ResultsError(f"{source} result #{i}: not a checked result")
         yield result
 
 

@@ -18,25 +18,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import atomic_write_text, read_json
+from auditpacks.core.io import atomic_write_text
 from auditpacks.core.record import RunRecord
+from auditpacks.core.results import Result, iter_results, typed
+from auditpacks.core.run_files import record_for
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import read_answer
 from auditpacks.packs.icj.builder import parse_scenario_name
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 
 DEFAULT_CONDITION = "parametric"
-
-
-def run_path_for(results: Path) -> Path:
-    """The run record beside a results file: ``<stem>.run.json`` for ``<stem>.json`` and ``<stem>.roundN.json``."""
-    return results.with_name(re.sub(r"(\.round\d+)?\.json$", "", results.name) + ".run.json")
 
 
 def rounds_to_export(results: Path, run: RunRecord | None, round_override: int | None) -> list[tuple[int, Path]]:
@@ -51,21 +47,22 @@ def rounds_to_export(results: Path, run: RunRecord | None, round_override: int |
     return [(round_override or own, results)]
 
 
-def _answer(result: Mapping[str, Any], judgment: Mapping[str, Any], errors_as_empty: bool) -> tuple | None:
+def _answer(result: Result, errors_as_empty: bool) -> tuple | None:
     """(prediction, validation) for one result; None for an ERROR result that is left out."""
-    if judgment.get("severity") == "ERROR" or result.get("severity") == "ERROR":
+    judgment = result.judgment
+    if result.is_error:
         if not errors_as_empty:
             return None
         reason = str(judgment.get("error") or "the scenario did not complete")
         return {PRED_FIELDS[f]: [] for f in FAMILIES}, {"status": "error", "issues": [reason]}
     if isinstance(judgment.get("prediction"), Mapping) and isinstance(judgment.get("validation"), Mapping):
         return dict(judgment["prediction"]), dict(judgment["validation"])
-    reply = last_reply(result.get("conversation") or [])
+    reply = last_reply(result.conversation)
     return read_answer(reply.get("content"), reply.get("finish_reason"))
 
 
 def export_records(
-    results: Any,
+    results: Mapping[str, Any] | Iterator[Result],
     *,
     model_id: str,
     rnd: int = 1,
@@ -73,16 +70,12 @@ def export_records(
     errors_as_empty: bool = False,
     source: str = "results",
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Prediction records for an AuditResults dict, and the names of the ERROR results left out."""
-    if not isinstance(results, Mapping) or not isinstance(results.get("results"), list):
-        raise PackError(f"{source}: not a simpleaudit results file (no results list)")
+    """Prediction records for a results file's content (or its results streamed by
+    :func:`~auditpacks.core.results.iter_results`), and the names of the ERROR results left out."""
     records, skipped, seen = [], [], {}
-    for i, result in enumerate(results["results"]):
-        name = result.get("scenario_name") if isinstance(result, Mapping) else None
+    for i, result in enumerate(typed(results, source)):
+        name, judgment = result.scenario_name, result.judgment
         label = f"{source} result #{i} ({name!r})"
-        if not isinstance(name, str):
-            raise PackError(f"{source} result #{i}: field scenario_name is missing or not a string")
-        judgment = result.get("judgment") or {}
         from_name = parse_scenario_name(name) or {}
         case_id = judgment.get("case_id") or from_name.get("case_id")
         doc_id = judgment.get("target_document_id") or from_name.get("target_document_id")
@@ -91,7 +84,7 @@ def export_records(
         if doc_id in seen:
             raise PackError(f"{label}: target {doc_id} repeats result #{seen[doc_id]}")
         seen[doc_id] = i
-        answer = _answer(result, judgment, errors_as_empty)
+        answer = _answer(result, errors_as_empty)
         if answer is None:
             skipped.append(name)
             continue
@@ -120,7 +113,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    run_path = args.run or run_path_for(args.results)
+    run_path = args.run or record_for(args.results)
     run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
     model = args.model_id or (run.model if run else None)
     if not model:
@@ -130,7 +123,7 @@ def main(args: argparse.Namespace) -> int:
     records, skipped = [], []
     for rnd, path in rounds_to_export(args.results, run, args.round):
         got, left_out = export_records(
-            read_json(path, "results file"), model_id=model, rnd=rnd, condition=args.condition,
+            iter_results(path), model_id=model, rnd=rnd, condition=args.condition,
             errors_as_empty=args.errors_as_empty, source=path.name,
         )
         records += got

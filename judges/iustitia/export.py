@@ -15,11 +15,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import atomic_write_text, read_json
-from auditpacks.judges.run_files import graded_results, is_error
+from auditpacks.core.io import atomic_write_text
+from auditpacks.core.results import Result, iter_results
+from auditpacks.judges.run_files import graded_results
 
 SEPARATOR = " - "
 
@@ -29,22 +30,23 @@ def task_id_from_name(name: str) -> str | None:
     return f"{unit}::{question}" if sep and question and unit and SEPARATOR not in unit else None
 
 
-def export_predictions(results: Mapping[str, Any], task_ids: Mapping[str, str] | None = None,
+def export_predictions(results: Mapping[str, Any] | Iterator[Result], task_ids: Mapping[str, str] | None = None,
                        *, source: str = "results") -> tuple[list[dict[str, Any]], list[str]]:
-    """Prediction records, and the names of the ERROR results left out."""
+    """Prediction records, and the names of the ERROR results left out (``results``: a results file's
+    content, or its results streamed by :func:`~auditpacks.core.results.iter_results`)."""
     records, skipped, seen = [], [], {}
     for i, result in graded_results(results, source):
-        name = result["scenario_name"]
+        name = result.scenario_name
         task_id = (task_ids or {}).get(name) or task_id_from_name(name)
         if not task_id:
             raise PackError(f"{source} result #{i}: scenario_name {name!r} names no task; pass --pack")
         if task_id in seen:
             raise PackError(f"{source} result #{i}: task {task_id} repeats result #{seen[task_id]}")
         seen[task_id] = i
-        if is_error(result):
+        if result.is_error:
             skipped.append(name)
             continue
-        records.append({"task_id": task_id, "choice": (result.get("judgment") or {}).get("choice")})
+        records.append({"task_id": task_id, "choice": result.judgment.get("choice")})
     return records, skipped
 
 
@@ -55,15 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    results = read_json(args.results, "results file")
-    if not isinstance(results, Mapping) or not isinstance(results.get("results"), list):
-        raise PackError(f"{args.results.name}: not a simpleaudit results file (no results list)")
     task_ids = None
     if args.pack:
         from auditpacks.packs.pack import load_pack
 
         task_ids = {s["name"]: (s.get("metadata") or {}).get("task_id") for s in load_pack(args.pack).scenarios}
-    records, skipped = export_predictions(results, task_ids, source=args.results.name)
+    records, skipped = export_predictions(iter_results(args.results), task_ids, source=args.results.name)
     atomic_write_text(args.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     print(f"wrote {len(records)} predictions to {args.out}")
     if skipped:

@@ -16,35 +16,37 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.judges.base import last_reply
-from auditpacks.judges.run_files import graded_results, is_error, read_run
+from auditpacks.core.results import Result
+from auditpacks.judges.run_files import graded_results, read_run
 
 FIELDS = ("cited", "invented", "real_not_gold", "n_cited", "n_invented")
 METADATA = ("question_id", "language", "law_id", "gold_article")
 
 
-def export_rows(results: Mapping[str, Any], *, model: str,
+def export_rows(results: Mapping[str, Any] | Iterator[Result], *, model: str,
                 source: str = "results") -> tuple[list[dict], list[str], set]:
-    """benchmark.json rows, the names of the ERROR results left out, and the extractor modes seen."""
+    """benchmark.json rows, the names of the ERROR results left out, and the extractor modes seen (``results``:
+    a results file's content, or its results streamed by :func:`~auditpacks.core.results.iter_results`)."""
     rows, skipped, modes = [], [], set()
     for i, result in graded_results(results, source):
-        if is_error(result):
-            skipped.append(result["scenario_name"])
+        name, judgment = result.scenario_name, result.judgment
+        if result.is_error:
+            skipped.append(name)
             continue
-        judgment = result.get("judgment") or {}
         missing = [k for k in (*METADATA, *FIELDS) if k not in judgment]
         if missing:
-            raise PackError(f"{source} result #{i} ({result['scenario_name']!r}): judgment field {missing[0]!r} is "
+            raise PackError(f"{source} result #{i} ({name!r}): judgment field {missing[0]!r} is "
                             "missing; not a run graded by the grounding judge")
-        content = last_reply(result.get("conversation") or []).get("content")
+        content = last_reply(result.conversation).get("content")
         rows.append({"id": judgment["question_id"], "model": model, "language": judgment["language"],
                      "law_id": judgment["law_id"], "gold_article": judgment["gold_article"],
                      "response": content if isinstance(content, str) else "",
-                     **{k: judgment[k] for k in FIELDS}, "scenario": result["scenario_name"]})
+                     **{k: judgment[k] for k in FIELDS}, "scenario": name})
         modes.add((judgment.get("mode"), judgment.get("deleted_as")))
     return rows, skipped, modes
 
