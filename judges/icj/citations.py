@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any, Iterable, Mapping
 
 from auditpacks.core.reasoning import strip_reasoning
+from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import code_judge, designed_severity, last_reply
 from auditpacks.judges.icj.score import prf
 from auditpacks.judges.icj.truncation import is_truncated, salvage
@@ -196,7 +197,7 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
             tally["skipped"] += 1
             continue
         judgment = result.get("judgment") or {}
-        if judgment.get("severity") == "ERROR" or result.get("severity") == "ERROR":
+        if is_error(result):
             tally["errors"] += 1
             continue
         if "counts" not in judgment:

@@ -22,6 +22,7 @@ import numpy as np
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
+from auditpacks.core.run_files import is_error
 from auditpacks.judges.stats import cluster_bootstrap
 
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
@@ -165,7 +166,7 @@ def _choice(result: Mapping[str, Any] | None) -> Any:
 
 def _given(result: Mapping[str, Any] | None) -> bool:
     """Whether a run's result holds a prediction: it completed and a choice was read from the reply."""
-    if not result or result.get("severity") == "ERROR" or (result.get("judgment") or {}).get("severity") == "ERROR":
+    if not result or is_error(result):
         return False
     return _choice(result) is not None
 

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, Mapping
 
 from auditpacks.core.errors import PackError
+from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import code_judge, designed_severity
 from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.packs.jacite.citations import find_citations
@@ -126,7 +127,7 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
         meta = scenario.get("metadata") or {}
         judgment = (result or {}).get("judgment") or {}
         language = str(meta.get("language") or judgment.get("language") or scenario.get("language") or "?")
-        if not isinstance(judgment.get("n_cited"), int) or judgment.get("severity") == "ERROR":
+        if not isinstance(judgment.get("n_cited"), int) or is_error(result):
             errored[language] += 1
             continue
         settings[(judgment.get("mode") or "?", judgment.get("deleted_as") or "?")] += 1

@@ -24,11 +24,13 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_text
+from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
 
@@ -50,6 +52,47 @@ def round_key(key: str, round_number: int) -> str:
     return key if round_number == 1 else f"{key}#round{round_number}"
 
 
+@dataclass(frozen=True)
+class JournalEntry:
+    """One finished scenario, one journal line: its content key, its name and its result."""
+
+    key: str
+    name: str | None
+    result: dict[str, Any]
+
+    @property
+    def severity(self) -> str | None:
+        """The result's severity as text; ``ERROR`` for any ERROR result (:func:`~auditpacks.core.run_files.is_error`)."""
+        return severity_of(self.result)
+
+    @classmethod
+    def parse(cls, line: bytes, *, where: str) -> "JournalEntry":
+        """The entry on one line; a :class:`JournalError` naming ``where`` (file and line, or file and key) and
+        the field."""
+        try:
+            data = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise JournalError(f"{where}: not JSON ({type(exc).__name__})") from None
+        if not isinstance(data, Mapping):
+            raise JournalError(f"{where}: not a journal entry (a JSON object expected)")
+        key, name, result = data.get("key"), data.get("name"), data.get("result")
+        if not isinstance(key, str):
+            raise JournalError(f"{where}: field key is {key!r}, not a string")
+        if name is not None and not isinstance(name, str):
+            raise JournalError(f"{where}: field name is {name!r}, not a string")
+        if not isinstance(result, dict):
+            raise JournalError(f"{where}: field result is {type(result).__name__}, not an object")
+        return cls(key=key, name=name, result=result)
+
+
+def severity_of(result: Mapping[str, Any]) -> str | None:
+    """A result's severity as the journal indexes it: ``ERROR`` for any ERROR result, else its own, as text."""
+    if is_error(result):
+        return ERROR
+    severity = result.get("severity")
+    return None if severity is None else str(severity)
+
+
 class JournalIndex(Mapping):
     """Key → result of the finished scenarios; results stay on disk, read back (by offset) when asked for."""
 
@@ -57,8 +100,8 @@ class JournalIndex(Mapping):
         self.path = path
         self._where: dict[str, tuple[int, int, str | None]] = {}
 
-    def put(self, key: str, offset: int, length: int, severity: Any) -> None:
-        self._where[key] = (offset, length, None if severity is None else str(severity))
+    def put(self, key: str, offset: int, length: int, severity: str | None) -> None:
+        self._where[key] = (offset, length, severity)
 
     def severity(self, key: str) -> str | None:
         return self._where[key][2]
@@ -67,7 +110,7 @@ class JournalIndex(Mapping):
         offset, length, _ = self._where[key]
         with open(self.path, "rb") as fh:
             fh.seek(offset)
-            return json.loads(fh.read(length))["result"]
+            return JournalEntry.parse(fh.read(length), where=f"{self.path.name} key {key}").result
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._where)
@@ -133,18 +176,15 @@ class Journal:
                 number += 1
                 if line.strip():
                     try:
-                        entry = json.loads(line)
-                        key, result = entry["key"], entry["result"]
-                        if not isinstance(key, str) or not isinstance(result, dict):
-                            raise TypeError("not an entry")
-                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                        entry = JournalEntry.parse(line, where=f"{self.path.name} line {number}")
+                    except JournalError:
                         if _only_space_left(fh):
                             self._cut_at(offset)  # the last line, cut short by a crash: it did not finish
                             return True
                         raise JournalError(f"{self.path.name}: line {number} is not a journal entry; repair or "
                                            "delete that line to keep the rest, or use --fresh to drop them all"
                                            ) from None
-                    self.done.put(key, offset, len(line), result.get("severity"))
+                    self.done.put(entry.key, offset, len(line), entry.severity)
                 offset += len(line)
         if last_line_open(self.path):
             with open(self.path, "ab") as fh:
@@ -161,7 +201,7 @@ class Journal:
         self._fh.write(line)
         self._fh.flush()
         os.fsync(self._fh.fileno())
-        self.done.put(key, offset, len(line), result.get("severity"))
+        self.done.put(key, offset, len(line), severity_of(result))
 
     def close(self) -> None:
         if self._fh:

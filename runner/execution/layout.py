@@ -2,7 +2,7 @@
 
 Default folder ``results/<pack>/`` (the pack file's stem), files named by the model's
 stem (:func:`~auditpacks.runner.execution.config.model_stem`: the slug, plus a short
-hash of the name when the slug differs from it):
+hash of the name when the slug differs from it), named by :mod:`auditpacks.core.run_files`:
 
 * ``<stem>.json``: simpleaudit ``AuditResults`` (round 1; ``<stem>.round<N>.json`` for
   round N of a ``--repeats`` run);
@@ -19,7 +19,10 @@ from pathlib import Path
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
+from auditpacks.core.run_files import record_name, results_name
 from auditpacks.runner.execution.config import RunError
+
+__all__ = ["DEFAULT_ROOT", "guard_folder", "results_name", "run_folder"]
 
 DEFAULT_ROOT = Path("results")
 
@@ -29,14 +32,9 @@ def run_folder(out: Path | None, pack_path: Path) -> Path:
     return Path(out) if out is not None else DEFAULT_ROOT / Path(pack_path).stem
 
 
-def results_name(stem: str, round_number: int) -> str:
-    """The results file of one round: ``<stem>.json`` for round 1, ``<stem>.round<N>.json`` after."""
-    return f"{stem}.json" if round_number == 1 else f"{stem}.round{round_number}.json"
-
-
 def guard_folder(folder: Path, stem: str, *, pack_sha256: str, fingerprint: str, resume: bool) -> None:
     """Refuse to write over this model's earlier run in ``folder`` when it ran another pack or other settings."""
-    path = Path(folder) / f"{stem}.run.json"
+    path = Path(folder) / record_name(stem)
     if not resume or not path.is_file():
         return
     try:

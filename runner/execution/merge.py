@@ -21,6 +21,7 @@ from typing import Any
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
+from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
@@ -39,9 +40,9 @@ def find_run(folder: Path, model: str | None) -> Path:
     """The one shard run file in ``folder`` (or the one for ``model``)."""
     if not folder.is_dir():
         raise MergeError(f"{folder}: not a folder")
-    candidates = [p for p in sorted(folder.glob("*.run.json")) if _read(p).shard]
+    candidates = [p for p in sorted(folder.glob("*" + RECORD_SUFFIX)) if _read(p).shard]
     if model is not None:
-        candidates = [p for p in candidates if p.name == f"{model_stem(model)}.run.json"]
+        candidates = [p for p in candidates if p.name == record_name(model_stem(model))]
     if not candidates:
         raise MergeError(f"{folder}: no shard run file (*.run.json from a run with --shard)"
                          + (f" for {model}" if model else ""))
@@ -67,7 +68,9 @@ def load_shard(folder: Path, model: str | None) -> tuple[RunRecord, ResultsIndex
     results_path = record.results_files(folder)[0]
     try:
         index, results = scan_results(results_path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except UserError as exc:
+        raise MergeError(f"{folder}: {exc}") from None
+    except OSError as exc:
         raise MergeError(f"{results_path}: cannot read the shard's results ({type(exc).__name__})") from None
     if len(results) != len(record.shard["positions"]):
         raise MergeError(f"{results_path}: {len(results)} results but its run file records "
@@ -160,9 +163,8 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
         headline = dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs), produce)))
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
-    stem = find_run(Path(folders[0]), model).name.removesuffix(".run.json")
-    results_name = first.rounds[0].results
-    write_results(Path(out) / results_name, results, whole)
+    stem = stem_of(find_run(Path(folders[0]), model))
+    write_results(Path(out) / first.rounds[0].results, results, whole)
     summary = summarize(scenarios, results, headline, skipped=dict(skipped))
     summary.unanswered = unanswered
     record = dataclasses.replace(
@@ -178,5 +180,5 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
         rounds=[dataclasses.replace(first.rounds[0], summary=None)],
         summary=summary,
     )
-    record.save(Path(out) / f"{stem}.run.json")
+    record.save(Path(out) / record_name(stem))
     return record

@@ -10,6 +10,8 @@ import sys
 import time
 from typing import Any
 
+from auditpacks.core.run_files import is_error
+
 
 class ProgressPrinter:
     """Counts finished scenarios, errors, skips and tokens; shows rate and ETA."""
@@ -51,7 +53,7 @@ class ProgressPrinter:
         if result is None:
             self.skipped += 1
             return
-        self.errors += result.get("severity") == "ERROR"
+        self.errors += is_error(result)
         self.tokens += int(result.get("target_input_tokens") or 0) + int(result.get("target_output_tokens") or 0)
 
     def rate(self) -> float:

@@ -23,6 +23,7 @@ from typing import Any, Iterator, Sequence
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
+from auditpacks.core.run_files import journal_name, record_name
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.admit import admit
@@ -197,7 +198,7 @@ def run(config: RunConfig) -> RunRecord:
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
-        journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
+        journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
@@ -214,7 +215,7 @@ def run(config: RunConfig) -> RunRecord:
                         performance=performance_record(config, documents=sum(o.groups for o in outcomes),
                                                        target_stats=stats),
                         summary=summary)
-    record.save(out / f"{slug}.run.json")
+    record.save(out / record_name(slug))
     return record
 
 

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.run_files import is_error
 from auditpacks.judges.figures import OUTCOMES, outcome
 
 if TYPE_CHECKING:
@@ -34,9 +35,9 @@ def summarize(
     decision batch that fell back to single questions)."""
     audit = AuditResults([AuditResult(**r) for r in results])
     verdicts = Counter(str(r.get("severity")) for r in results)
-    errors = verdicts.get("ERROR", 0)
+    errors = sum(map(is_error, results))
     outcomes = Counter(outcome(r) for r in results)
-    messages = Counter(error_message(r) for r in results if r.get("severity") == "ERROR")
+    messages = Counter(error_message(r) for r in results if is_error(r))
     return Summary(
         scenarios=len(scenarios),
         completed=len(results) - errors,
