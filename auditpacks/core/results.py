@@ -136,7 +136,11 @@ def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | Non
     if start is not None:
         raise ResultsError(f"{path.name}: the file ends inside a result")
     if not inside:
-        for data in results_list(read_json(path, "results file"), path.name):
+        try:
+            content = read_json(path, "results file")
+        except PackError as exc:
+            raise ResultsError(str(exc)) from None
+        for data in results_list(content, path.name):
             yield None, data
 
 

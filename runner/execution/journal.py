@@ -77,11 +77,11 @@ class JournalEntry:
             raise JournalError(f"{where}: not a journal entry (a JSON object expected)")
         key, name, result = data.get("key"), data.get("name"), data.get("result")
         if not isinstance(key, str):
-            raise JournalError(f"{where}: field key is {key!r}, not a string")
+            raise JournalError(f"{where}: field key is missing or not a string")
         if name is not None and not isinstance(name, str):
-            raise JournalError(f"{where}: field name is {name!r}, not a string")
+            raise JournalError(f"{where}: field name is not a string")
         if not isinstance(result, dict):
-            raise JournalError(f"{where}: field result is {type(result).__name__}, not an object")
+            raise JournalError(f"{where}: field result is missing or not an object")
         return cls(key=key, name=name, result=result)
 
 

@@ -1,0 +1,79 @@
+"""What the exporters read: the model from the run record (through RunRecord) and results streamed, checked."""
+
+from __future__ import annotations
+
+import json
+from types import GeneratorType
+
+import pytest
+
+from auditpacks.core.errors import UserError
+from auditpacks.core.record import PackRef, Round, RunRecord
+from auditpacks.core.results import Result
+from auditpacks.judges.run_files import graded_results, model_of, read_run
+from auditpacks.runner.cli.main import main
+
+
+def run(folder, model="smollm2", results=None, rounds=1):
+    names = ["m.json"] + [f"m.round{n}.json" for n in range(2, rounds + 1)]
+    for name in names:
+        (folder / name).write_text(json.dumps({"results": results or []}, indent=2), encoding="utf-8")
+    RunRecord(model=model, provider="openai", judge="choice_match", pack=PackRef(name="p.json", sha256="0" * 64),
+              fingerprint="f", repeats=rounds,
+              rounds=[Round(round=n, seed=n - 1, results=name) for n, name in enumerate(names, 1)]).save(
+        folder / "m.run.json")
+    return folder / "m.json"
+
+
+def test_the_model_comes_from_the_flag_else_the_record_beside_any_round(tmp_path):
+    results = run(tmp_path, rounds=2)
+    assert model_of(results) == "smollm2"
+    assert model_of(tmp_path / "m.round2.json") == "smollm2"
+    assert model_of(results, model_id="given") == "given"
+    stream, model = read_run(results)
+    assert isinstance(stream, GeneratorType) and model == "smollm2" and list(stream) == []
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"record_version": DROP}, "m.run.json: a run record from before record_version 1 (no record_version field); "
+                               "run it again with this auditpacks"),
+    ({"record_version": 2}, "m.run.json: run record version 2; this auditpacks reads version 1"),
+    ({"model": ""}, "m.run.json: field model is empty"),
+    ({"model": 5}, "m.run.json: field model is 5, not a str"),
+    ({"model": DROP}, "m.run.json: field model is None, not a str"),
+])
+def test_a_bad_run_record_is_one_line_naming_file_and_field(tmp_path, changes, message):
+    results = run(tmp_path)
+    record = json.loads((tmp_path / "m.run.json").read_text(encoding="utf-8"))
+    record.update({k: v for k, v in changes.items() if v is not DROP})
+    for key in [k for k, v in changes.items() if v is DROP]:
+        del record[key]
+    (tmp_path / "m.run.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(UserError) as err:
+        model_of(results)
+    assert str(err.value) == message
+
+
+def test_no_record_and_no_flag_is_refused(tmp_path):
+    with pytest.raises(UserError) as err:
+        model_of(tmp_path / "m.json")
+    assert str(err.value) == "m.json: no model id; pass --model-id or a run record with a model field"
+
+
+def test_graded_results_are_typed_and_numbered():
+    pairs = list(graded_results({"results": [{"scenario_name": "a"}, {"scenario_name": "b"}]}, "r.json"))
+    assert [(i, r.scenario_name) for i, r in pairs] == [(0, "a"), (1, "b")]
+    assert all(isinstance(r, Result) for _, r in pairs)
+
+
+@pytest.mark.parametrize("bench", ["jacite", "iustitia", "icj"])
+def test_each_exporter_names_the_file_result_and_field_and_writes_nothing(tmp_path, capsys, bench):
+    results = run(tmp_path, results=[{"scenario_name": "Q - u1", "judgment": ["not", "an", "object"]}])
+    out = tmp_path / "out.json"
+    assert main(["export", bench, str(results), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == ("auditpacks: error: m.json result #0: field judgment is ['not', 'an', "
+                                       "'object'], not an object\n")
+    assert not out.exists()
