@@ -179,6 +179,8 @@ class RunRecord:
                                     "judge_model", "models", "shard", "cache", "performance", "seed", "merged_from",
                                     "started", "seconds") if k in data},
         )
+        if record.shard is not None:
+            _check_shard(record.shard, f"{source}: shard")
         if len(record.rounds) != record.repeats:
             raise RecordError(f"{source}: field rounds lists {len(record.rounds)} rounds but repeats is "
                               f"{record.repeats}")
@@ -228,6 +230,20 @@ def _summary(data: Mapping[str, Any], where: str) -> Summary:
     if not isinstance(unanswered, list) or not all(isinstance(name, str) for name in unanswered):
         raise RecordError(f"{where}: field unanswered is not a list of scenario names")
     return Summary(**{k: v for k, v in data.items() if k in names})
+
+
+#: The shard block's fields ``merge`` reads, and their types.
+SHARD_FIELDS = {"spec": str, "index": int, "count": int, "selected": int, "selection_sha256": str, "positions": list}
+
+
+def _check_shard(data: Any, where: str) -> None:
+    """A shard run's ``shard`` block: which part (``index`` of ``count``) of which selection, at which positions."""
+    if not isinstance(data, Mapping):
+        raise RecordError(f"{where}: not a JSON object")
+    for key, kind in SHARD_FIELDS.items():
+        _typed(data, key, kind, where)
+    if not all(type(p) is int and p >= 0 for p in data["positions"]):
+        raise RecordError(f"{where}: field positions is not a list of selection positions")
 
 
 def _round(data: Any, where: str) -> Round:
