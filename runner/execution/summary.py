@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
-from auditpacks.core.run_files import is_error
+from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.judges.figures import OUTCOMES, outcome
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def summarize(
         completion=round((len(results) - errors) / len(scenarios), 4) if scenarios else 0.0,
         verdicts=dict(sorted(verdicts.items())),
         # simpleaudit scores an all-ERROR or all-ungraded run 0.0; here that is undefined
-        simpleaudit_score=audit.score if any(v not in ("ERROR", "ungraded") for v in verdicts) else None,
+        simpleaudit_score=audit.score if any(v not in (ERROR, "ungraded") for v in verdicts) else None,
         skipped=dict(skipped or {}),
         resumed=resumed,
         tokens=audit.token_usage,
