@@ -8,26 +8,32 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.record import RunRecord
 from auditpacks.core.results import Result, iter_results, typed
-from auditpacks.core.run_files import is_error, record_for
+from auditpacks.core.run_files import record_for
 
-__all__ = ["graded_results", "is_error", "model_of", "read_run", "record_for"]
+__all__ = ["graded_results", "model_of", "record_of", "read_run", "record_for"]  # record_for: the one in core.run_files
 
 
-def model_of(results_path: Path, run_path: Path | None = None, model_id: str | None = None) -> str:
-    """``model_id``, else the model of the run record (``run_path``, or the one beside the results file)."""
+def record_of(results_path: Path, run_path: Path | None = None) -> RunRecord | None:
+    """The run record ``run_path``, else the one beside the results file when there is one."""
+    path = run_path or record_for(results_path)
+    return RunRecord.load(path) if run_path or path.is_file() else None
+
+
+def model_of(results_path: Path, record: RunRecord | None, model_id: str | None = None) -> str:
+    """``model_id``, else the run record's model; refused in one line when there is neither."""
     if model_id:
         return model_id
-    record_path = run_path or record_for(results_path)
-    if run_path or record_path.is_file():
-        return RunRecord.load(record_path).model
-    raise PackError(f"{results_path.name}: no model id; pass --model-id or a run record with a model field")
+    if record is None:
+        raise PackError(f"{results_path.name}: no model id; pass --model-id or a run record with a model field")
+    return record.model
 
 
 def read_run(results_path: Path, run_path: Path | None = None,
              model_id: str | None = None) -> tuple[Iterator[Result], str]:
-    """(the results, streamed one at a time; the model id): see :func:`model_of`."""
-    model = model_of(results_path, run_path, model_id)
-    return iter_results(results_path), model
+    """(the results, streamed one at a time; the model id): ``model_id``, else the run record's
+    (:func:`record_of`)."""
+    record = None if model_id else record_of(results_path, run_path)
+    return iter_results(results_path), model_of(results_path, record, model_id)
 
 
 def graded_results(results: Mapping[str, Any] | Iterator[Result], source: str) -> Iterator[tuple[int, Result]]:

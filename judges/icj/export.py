@@ -26,9 +26,9 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.record import RunRecord
 from auditpacks.core.results import Result, iter_results, typed
-from auditpacks.core.run_files import record_for
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import read_answer
+from auditpacks.judges.run_files import model_of, record_of
 from auditpacks.packs.icj.builder import parse_scenario_name
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 
@@ -113,11 +113,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    run_path = args.run or record_for(args.results)
-    run = RunRecord.load(run_path) if args.run or run_path.is_file() else None
-    model = args.model_id or (run.model if run else None)
-    if not model:
-        raise PackError(f"{args.results.name}: no model id; pass --model-id or a run file with a model field")
+    run = record_of(args.results, args.run)
+    model = model_of(args.results, run, args.model_id)
     if args.round is not None and args.round < 1:
         raise PackError(f"--round {args.round}: must be at least 1")
     records, skipped = [], []

@@ -10,7 +10,7 @@ import pytest
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import PackRef, Round, RunRecord
 from auditpacks.core.results import Result
-from auditpacks.judges.run_files import graded_results, model_of, read_run
+from auditpacks.judges.run_files import graded_results, model_of, read_run, record_of
 from auditpacks.runner.cli.main import main
 
 
@@ -27,11 +27,15 @@ def run(folder, model="smollm2", results=None, rounds=1):
 
 def test_the_model_comes_from_the_flag_else_the_record_beside_any_round(tmp_path):
     results = run(tmp_path, rounds=2)
-    assert model_of(results) == "smollm2"
-    assert model_of(tmp_path / "m.round2.json") == "smollm2"
-    assert model_of(results, model_id="given") == "given"
+    assert record_of(results).model == "smollm2"
+    assert record_of(tmp_path / "m.round2.json").repeats == 2
+    assert model_of(results, record_of(results)) == "smollm2"
+    assert model_of(results, record_of(results), "given") == "given"
     stream, model = read_run(results)
     assert isinstance(stream, GeneratorType) and model == "smollm2" and list(stream) == []
+    assert read_run(results, model_id="given")[1] == "given"
+    (tmp_path / "m.run.json").write_text("{}", encoding="utf-8")
+    assert read_run(results, model_id="given")[1] == "given"  # a flag given: the record is not read
 
 
 DROP = object()
@@ -53,13 +57,14 @@ def test_a_bad_run_record_is_one_line_naming_file_and_field(tmp_path, changes, m
         del record[key]
     (tmp_path / "m.run.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(UserError) as err:
-        model_of(results)
+        read_run(results)
     assert str(err.value) == message
 
 
 def test_no_record_and_no_flag_is_refused(tmp_path):
+    assert record_of(tmp_path / "m.json") is None
     with pytest.raises(UserError) as err:
-        model_of(tmp_path / "m.json")
+        read_run(tmp_path / "m.json")
     assert str(err.value) == "m.json: no model id; pass --model-id or a run record with a model field"
 
 
