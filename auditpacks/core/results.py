@@ -4,8 +4,8 @@ A simpleaudit results file (``AuditResults``) is one JSON object whose ``results
 holds one object per scenario. Results files are written with two-space indentation
 (simpleaudit's ``AuditResults.save`` and the runner's own writer alike): the ``"results"``
 list opens on its own line and each result starts on a line ``    {`` and ends on a line
-``    }`` (a string never holds a raw newline, so no line inside a result can look like
-either). :func:`raw_results` walks those lines once and parses one result at a time, with
+``    }``, and the list closes on a line ``  ]`` (a string never holds a raw newline, so no
+line inside a result can look like any of these). :func:`raw_results` walks those lines once and parses one result at a time, with
 its byte range; a file laid out otherwise is read whole, with the same outcome.
 
 :meth:`Result.read` checks the fields every reader relies on and names the file, the
@@ -25,7 +25,7 @@ from auditpacks.core.io import read_json
 from auditpacks.core.run_files import is_error
 
 _OPEN, _EMPTY = b'  "results": [', b'  "results": []'
-_START, _END = b"    {", b"    }"
+_START, _END, _CLOSE = b"    {", b"    }", b"  ]"
 TOKEN_FIELDS = ("target_input_tokens", "target_output_tokens")
 
 
@@ -111,7 +111,7 @@ def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | Non
     """``(byte range, result dict)`` for each result of a results file, in file order, one at a time (the
     range is ``None`` for a file laid out otherwise, which is read whole)."""
     path = Path(path)
-    inside, start, lines, offset = False, None, [], 0
+    inside, closed, start, lines, offset = False, False, None, [], 0
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
@@ -127,6 +127,9 @@ def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | Non
                 inside = text == _OPEN
             elif text == _START:
                 start, lines = offset + 4, []
+            elif start is None and text == _CLOSE:
+                closed = True
+                break
             if start is not None:
                 lines.append(text)
                 if text in (_END, _END + b","):
@@ -135,6 +138,8 @@ def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | Non
             offset += len(line)
     if start is not None:
         raise ResultsError(f"{path.name}: the file ends inside a result")
+    if inside and not closed:
+        raise ResultsError(f"{path.name}: the file ends inside the results list")
     if not inside:
         try:
             content = read_json(path, "results file")

@@ -83,6 +83,7 @@ def test_results_are_streamed_one_at_a_time(tmp_path):
     ('[1, 2]', "r.json: not a simpleaudit results file (no results list)"),
     ('{"results": [', "r.json: invalid JSON at line 1 column 14: Expecting value"),
     ('{\n  "results": [\n    {\n      "scenario_name": "a"', "r.json: the file ends inside a result"),
+    ('{\n  "results": [\n    {\n      "scenario_name": "a"\n    }', "r.json: the file ends inside the results list"),
 ])
 def test_a_file_that_is_not_a_results_file_is_one_line(tmp_path, text, message):
     path = tmp_path / "r.json"
