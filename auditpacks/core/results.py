@@ -65,7 +65,7 @@ class Result:
             raise ResultsError(f"{where}: field scenario_name is missing or not a string")
         severity = data.get("severity")
         if severity is not None and not isinstance(severity, str):
-            raise ResultsError(f"{where}: field severity is {severity!r}, not a string")
+            raise ResultsError(f"{where}: field severity is {_shown(severity)}, not a string")
         judgment, conversation = data.get("judgment"), data.get("conversation")
         if judgment is not None and not isinstance(judgment, Mapping):
             raise ResultsError(f"{where}: field judgment is {_shown(judgment)}, not an object")

@@ -55,7 +55,7 @@ def _read(path: Path) -> RunRecord:
     try:
         return RunRecord.load(path)
     except UserError as exc:
-        raise MergeError(f"{path.parent}: {exc}") from None
+        raise MergeError(str(exc)) from None
 
 
 def load_shard(folder: Path, model: str | None) -> tuple[RunRecord, ResultsIndex, list[dict[str, Any]]]:

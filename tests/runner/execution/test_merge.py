@@ -38,13 +38,13 @@ def test_a_bad_result_in_a_shard_names_the_shard_file_result_and_field(tmp_path)
     assert str(err.value) == f"{folder}: m.json result #1: field conversation is 'text', not a list"
 
 
-def test_a_bad_run_record_names_the_shard_file_and_field(tmp_path):
+def test_a_bad_run_record_names_its_file_and_field(tmp_path):
     folder = shard(tmp_path / "s1", 1, [0], [result("a")])
     record = json.loads((folder / "m.run.json").read_text(encoding="utf-8"))
     (folder / "m.run.json").write_text(json.dumps({**record, "fingerprint": 7}), encoding="utf-8")
     with pytest.raises(MergeError) as err:
         load_shard(folder, None)
-    assert str(err.value) == f"{folder}: m.run.json: field fingerprint is 7, not a str"
+    assert str(err.value) == "m.run.json: field fingerprint is 7, not a str"
 
 
 def test_merged_counts_take_a_failed_judge_call_as_an_error(tmp_path):
