@@ -43,8 +43,9 @@ class AnyLLMChatAPI(ModelAPI):
         return body
 
     def cache_key(self, body: Mapping[str, Any], request: Request) -> dict[str, Any]:
+        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
         key = {"api": "anyllm", "provider": self.provider, "base_url": self.base_url, "model": self.model,
-               "messages": body["messages"], "params": {k: v for k, v in body.items() if k not in ("model", "messages")}}
+               "messages": body["messages"], "params": params}
         if request.repeat:  # judge and auditor keys (always round 1) stay as they were
             key["repeat"] = request.repeat
         if request.prompt_order:

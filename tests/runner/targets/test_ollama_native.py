@@ -25,7 +25,8 @@ def ollama(chat_statuses: list[int]):
 
     def reply(method, path, headers, body):
         if path == "/api/show":
-            return 200, {"modelfile": f"FROM /models/blobs/sha256-{DIGEST}", "model_info": {"llama.context_length": 4096}}
+            return 200, {"modelfile": f"FROM /models/blobs/sha256-{DIGEST}",
+                         "model_info": {"llama.context_length": 4096}}
         if path == "/api/chat":
             status = statuses.pop(0) if statuses else 200
             if status != 200:
