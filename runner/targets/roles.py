@@ -21,7 +21,7 @@ class Roles:
     judge: RoleModel | None = None
     auditor: RoleModel | None = None
 
-    def clients(self) -> list[RoleModel]:
+    def models(self) -> list[RoleModel]:
         return [c for c in (self.judge, self.auditor) if c is not None]
 
     def install(self, engine: Any, bound_judge_schema: simpleaudit_adapter.Bound | None = None) -> None:
@@ -37,5 +37,5 @@ class Roles:
                 "auditor": self.auditor.record() if self.auditor else None}
 
     async def aclose(self) -> None:
-        for client in self.clients():
-            await client.aclose()
+        for model in self.models():
+            await model.aclose()
