@@ -2,9 +2,9 @@
 
 A verdict function takes the scenario (as simpleaudit hands it to code judges:
 ``severity``, ``category``, ``metadata`` and, with a decision block, ``decision``)
-and the last assistant reply (``content``; from decision targets, ``decision``; and
-``finish_reason`` when the endpoint gave one, from :mod:`auditpacks.core.reply_facts`)
-and returns a judgment dict with at least ``severity``. Wrapped by
+and the last assistant reply as the transcript holds it (``content``; from decision
+targets, ``decision``; from chat targets, ``finish_reason`` when the endpoint gave one
+and ``reasoning`` when the reply had any) and returns a judgment dict with at least ``severity``. Wrapped by
 :func:`code_judge`, it becomes a simpleaudit judge config whose ``grade`` runs in
 code, so no judge model is called and results stay ``AuditResults``.
 """
@@ -12,8 +12,6 @@ code, so no judge model is called and results stay ``AuditResults``.
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
-
-from auditpacks.core import reply_facts
 
 Verdict = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
 
@@ -27,7 +25,7 @@ def code_judge(name: str, description: str, verdict: Verdict) -> dict[str, Any]:
     """A simpleaudit judge config that grades the last reply in code with ``verdict``."""
 
     def grade(*, conversation, expected_behavior=None, scenario_meta=None) -> dict[str, Any]:
-        return verdict(scenario_meta or {}, {**reply_facts.last(), **last_reply(conversation)})
+        return verdict(scenario_meta or {}, last_reply(conversation))
 
     return {
         "name": name,

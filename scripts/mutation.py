@@ -59,9 +59,9 @@ MODULES: dict[str, list[str]] = {
                                     "tests/test_runner_resume_errors.py", "tests/test_journal_edges.py"],  # not the kill -9 test: minutes per mutant
     "runner/execution/selection.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_units.py"],
     "runner/execution/shard.py": ["tests/test_runner_selection_shard.py", "tests/test_runner_shards.py"],
-    "runner/execution/retry.py": ["tests/test_runner_core_units.py", "tests/test_runner_faults.py"],
+    "runner/models/retry.py": ["tests/test_runner_core_units.py", "tests/test_runner_faults.py"],
     "runner/execution/schedule.py": ["tests/test_schedule.py"],
-    "runner/execution/cache.py": ["tests/test_runner_core_units.py", "tests/test_runner_cache.py",
+    "runner/models/cache.py": ["tests/test_runner_core_units.py", "tests/test_runner_cache.py",
                                   "tests/test_cache_entries.py"],
 }
 

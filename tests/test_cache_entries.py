@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.models.cache import ResponseCache
 
 
 def test_an_entry_of_this_key_without_a_text_reply_is_a_reported_miss(tmp_path, capsys):

@@ -6,7 +6,8 @@ import asyncio
 import time
 from collections import Counter
 
-from auditpacks.runner.execution.retry import CallFailed
+from auditpacks.runner.models.retry import CallFailed
+from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.endpoints import EndpointPool, rank
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here, start_child
@@ -20,7 +21,7 @@ class Reply:
         self.content, self.url, self.input_tokens, self.output_tokens = "yes", url, 10, 1
 
 
-class Replica:
+class Replica(RunTarget):
     """An inner target that answers with its own URL, or fails like a dead server."""
 
     def __init__(self, url: str) -> None:

@@ -200,7 +200,7 @@ def test_journals(text):
 @FUZZ
 @given(st.one_of(JSON, mutated_json({"key": {"v": 1, "q": 1}, "reply": {"content": "yes", "input_tokens": 3}})))
 def test_cache_entries(entry):
-    from auditpacks.runner.execution.cache import ResponseCache
+    from auditpacks.runner.models.cache import ResponseCache
 
     folder = scratch()
     cache = ResponseCache(folder)

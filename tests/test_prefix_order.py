@@ -14,10 +14,11 @@ from simpleaudit import ModelAuditor
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.runner.execution.config import RunConfig, RunError
-from auditpacks.runner.execution.retry import RetryPolicy
-from auditpacks.runner.targets import resolve_prompt_order, resolve_slot_pinning, turns
+from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.execution.model_setup import resolve_prompt_order, resolve_slot_pinning
+from auditpacks.runner.targets import chat_model, turns
+from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.targets.messages import document_first_messages, flat_messages, stock_messages
-from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 
@@ -157,15 +158,16 @@ def test_each_worker_takes_whole_documents_and_pins_one_slot(tmp_path, monkeypat
 
 def test_a_second_question_on_one_document_comes_from_the_servers_cache(embedded_model):
     document = " ".join(f"Article {n}. A person who damages the property of another must repair it." for n in range(25))
-    target = OpenAICompatTarget(model="smollm2", base_url=embedded_model.base_url, api_key="x", policy=RetryPolicy(),
-                                layout="document-first", slot_pinning=True)
+    target = ChatTarget(chat_model("llamacpp", model="smollm2", base_url=embedded_model.base_url, api_key="x",
+                                   policy=RetryPolicy(), cache=None, slot_pinning=True), layout="document-first")
+    server_tokens = target.model.api.server_tokens
 
     async def ask(question: str) -> dict[str, int]:
         turns.begin(lane=0)
-        before = dict(target.server_tokens)
+        before = dict(server_tokens)
         await target.send(system="Answer briefly.", user=question, documents=[document],
                           params={"temperature": 0.0, "max_tokens": 2})
-        return {k: target.server_tokens[k] - before[k] for k in ("prompt_n", "cache_n")}
+        return {k: server_tokens[k] - before[k] for k in ("prompt_n", "cache_n")}
 
     async def both() -> tuple[dict[str, int], dict[str, int]]:
         try:

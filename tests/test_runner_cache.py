@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.models.cache import ResponseCache
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import write_pack

@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from auditpacks.runner.execution.cache import KEY_VERSION, CacheMiss, ResponseCache
+from auditpacks.runner.models.cache import KEY_VERSION, CacheMiss, ResponseCache
 from auditpacks.runner.execution.journal import Journal, JournalError, scenario_key
-from auditpacks.runner.execution.retry import (
+from auditpacks.runner.models.retry import (
     CallFailed,
     RetryPolicy,
     call_with_retries,

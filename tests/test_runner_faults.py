@@ -7,7 +7,7 @@ import asyncio
 import httpx
 import pytest
 
-from auditpacks.runner.execution.retry import CallFailed, RetryPolicy, call_with_retries, describe
+from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_retries, describe
 from tests.support.fake_openai import FAULT_KINDS, FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import write_pack

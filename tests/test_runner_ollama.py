@@ -10,11 +10,13 @@ from types import SimpleNamespace
 import pytest
 
 from auditpacks.packs.pack import PackWriter
-from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.models.cache import ResponseCache
 from tests.support.ollama_api import OllamaAPI
-from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.targets import context_fit, turns
-from auditpacks.runner.targets.ollama_native import OllamaTarget, model_facts
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.targets.chat_target import ChatTarget
+from auditpacks.runner.targets.ollama_native import OllamaChatAPI, model_facts
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
 from tests.support.tiny_pack import tiny_scenario, write_pack
@@ -83,8 +85,9 @@ def test_warm_cache_asks_only_show_and_cache_only_needs_no_server(tmp_path, smal
 
 def test_the_model_digest_is_part_of_the_cache_key(tmp_path):
     cache = ResponseCache(tmp_path)
-    target = OllamaTarget(model="m", host="http://h:1", policy=RetryPolicy(), cache=cache)
-    target.facts = {"digest": "a" * 64, "context_length": 8192}
+    api = OllamaChatAPI(model="m", host="http://h:1")
+    target = ChatTarget(Model(api, policy=RetryPolicy(), cache=cache))
+    api.facts = {"digest": "a" * 64, "context_length": 8192}
     calls = []
 
     async def chat(**request):
@@ -92,7 +95,7 @@ def test_the_model_digest_is_part_of_the_cache_key(tmp_path):
         return SimpleNamespace(prompt_eval_count=10, eval_count=2, done_reason="stop",
                                message=SimpleNamespace(content="<think>hm</think>guilty", thinking="first"))
 
-    target._client = SimpleNamespace(chat=chat)
+    api._client = SimpleNamespace(chat=chat)
 
     async def send():
         log = turns.begin()
@@ -101,7 +104,7 @@ def test_the_model_digest_is_part_of_the_cache_key(tmp_path):
 
     (reply, log), _ = asyncio.run(send()), asyncio.run(send())
     assert len(calls) == 1 and reply.content == "guilty" and log.reasoning == ["first\n\nhm"]
-    target.facts = {"digest": "b" * 64, "context_length": 8192}
+    api.facts = {"digest": "b" * 64, "context_length": 8192}
     asyncio.run(send())
     assert len(calls) == 2
 

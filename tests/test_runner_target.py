@@ -6,9 +6,10 @@ import asyncio
 
 from simpleaudit import AuditResults, ModelAuditor
 
-from auditpacks.runner.execution.retry import RetryPolicy
+from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.targets.messages import stock_messages
-from auditpacks.runner.targets.openai_compat import OpenAICompatTarget
+from auditpacks.runner.targets import chat_model
+from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.core.reasoning import split_reasoning
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_here
@@ -25,7 +26,8 @@ def test_the_layout_on_the_wire_is_simpleaudits_own():
                         system_prompt="Be careful.", judge="choice_match", judge_model="unused",
                         judge_provider="openai", max_turns=1, show_progress=False)
         stock, ours = ModelAuditor(**settings), ModelAuditor(**settings)
-        ours.set_target(OpenAICompatTarget(model="m", base_url=server.base_url, api_key="x", policy=RetryPolicy()))
+        ours.set_target(ChatTarget(chat_model("openai", model="m", base_url=server.base_url, api_key="x",
+                                              policy=RetryPolicy(), cache=None)))
         for engine in (stock, ours):
             asyncio.run(engine.run_scenario(name=scenario["name"], description=scenario["description"],
                                             test_prompt=scenario["test_prompt"], documents=scenario["documents"],

@@ -11,13 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
-from auditpacks.core.errors import UserError
-
-EMBEDDED_MODEL = "smollm2"
-
-
-class RunError(UserError):
-    """A run that cannot start or finish; the message is one line naming what is wrong."""
+from auditpacks.runner.models.errors import RunError  # noqa: F401  (raised and caught as config.RunError)
+from auditpacks.runner.targets.providers import EMBEDDED_MODEL  # noqa: F401
 
 
 @dataclass

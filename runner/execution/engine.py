@@ -4,12 +4,10 @@ Avoids simpleaudit's documented traps: one turn by default (code judges call no
 auditor model), one retry layer per call, an explicit per-call timeout, and never
 ``SingleTurnAuditor`` for choice or checklist grading.
 
-One retry layer: simpleaudit's own retries are off (``max_retries=0``). Judge and
-auditor-model calls go through our model clients (:mod:`runner.targets.roles`), which
-carry the response cache, our retry layer, the role's decoding settings and structured
-output. Our targets retry themselves; a target on another any-llm provider gets a
-``ModelTarget`` with simpleaudit's retries (SDK retries off where the provider table
-allows it), and decision targets do not retry.
+One retry layer: simpleaudit's own retries are off (``max_retries=0``). The target
+and the judge and auditor models are ours (:mod:`runner.execution.model_setup`): every
+chat call, on any provider, goes through one :class:`~auditpacks.runner.models.model.Model`
+with the response cache and our retry layer; decision targets do not retry.
 """
 
 from __future__ import annotations
@@ -19,9 +17,8 @@ from typing import Any, Mapping
 
 from auditpacks.core.registry import CODE_JUDGES, JUDGES
 from auditpacks.runner.execution.config import RunConfig, RunError
-from auditpacks.runner.targets import providers
 
-#: What simpleaudit is told about judge and auditor models whose clients are ours: it builds
+#: What simpleaudit is told about the judge and auditor models, whose clients are ours: it builds
 #: (never uses) an any-llm client from these, so no key or server is needed for them.
 _PLACEHOLDER = {"provider": "openai", "api_key": "unused", "base_url": "http://unused.invalid/v1"}
 
@@ -51,20 +48,10 @@ def judge_config(name: str, manifest: Mapping[str, Any] | None, options: Mapping
         raise RunError(f"judge {name!r}: {exc}") from None
 
 
-def _client_kwargs(provider: str, config: RunConfig) -> dict[str, Any] | None:
-    if providers.provider(provider).sdk_retries:
-        return {"max_retries": 0, "timeout": config.timeout}
-    return None
-
-
-def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model: str, base_url: str | None,
-                 target: Any = None, roles: Any = None):
-    """The simpleaudit engine: ``Auditor(target=...)``'s for our own or a decision target, else a ``ModelAuditor``.
-
-    ``roles`` (:class:`~auditpacks.runner.targets.roles.Roles`) replaces the judge and auditor clients.
-    """
-    from simpleaudit import Auditor, ModelAuditor
-    from simpleaudit.targets import ModelTarget
+def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target: Any, roles: Any = None):
+    """The simpleaudit engine: ``Auditor(target=...)``'s, with ``roles`` (:class:`~auditpacks.runner.targets.
+    roles.Roles`) in place of the judge and auditor clients simpleaudit would make."""
+    from simpleaudit import Auditor
 
     code_judge = judge in CODE_JUDGES
     if not code_judge and not config.judge_model:
@@ -87,26 +74,8 @@ def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target_model:
     if config.auditor_model:
         judge_kwargs.update(auditor_model=config.auditor_model, auditor_provider=_PLACEHOLDER["provider"],
                             auditor_base_url=_PLACEHOLDER["base_url"], auditor_api_key=_PLACEHOLDER["api_key"])
-    try:
-        if target is not None:
-            system_prompt = None if config.decision else config.system_prompt  # decision targets: as before
-            engine = Auditor(target=target, system_prompt=system_prompt, **judge_kwargs).engine
-        else:
-            engine = ModelAuditor(
-                model=target_model,
-                provider=config.provider,
-                base_url=base_url,
-                api_key=config.target_key() or ("local" if base_url else None),
-                system_prompt=config.system_prompt,
-                target_kwargs=_client_kwargs(config.provider, config),
-                **judge_kwargs,
-            )
-            engine.set_target(ModelTarget(client=engine.target_client, model=target_model,
-                                          max_retries=config.max_retries, retry_backoff=config.retry_backoff))
-    except ImportError as exc:
-        raise RunError(f"provider {config.provider!r} needs an extra: {exc}") from None
-    except Exception as exc:  # missing keys and unknown providers come from any-llm
-        raise RunError(f"cannot set up provider {config.provider!r}: {type(exc).__name__}: {exc}") from None
+    system_prompt = None if config.decision else config.system_prompt  # decision targets: as before
+    engine = Auditor(target=target, system_prompt=system_prompt, **judge_kwargs).engine
     if roles is not None:
         roles.install(engine, getattr(judge_module(judge), "bounded_schema", None))
     return engine

@@ -1,7 +1,9 @@
 """Run scenarios through the simpleaudit engine, journaling each result as it finishes.
 
 Each scenario goes through ``ModelAuditor.run_scenario`` (the engine's own turn
-loop, judge call and error handling) with its own :class:`~runner.targets.turns.ScenarioLog`.
+loop, judge call and error handling) with its own :class:`~runner.targets.turns.ScenarioLog`,
+which puts the facts of each target reply (reasoning, finish reason) on its entry of the
+transcript before the judge reads it.
 
 Scheduling is by document: the scenarios still to run are grouped by the shard
 splitter's document key (``metadata.verdict_id``, else ``case_id``, else a hash of the
@@ -30,7 +32,7 @@ from auditpacks.runner.execution.results_file import slim_result
 from auditpacks.runner.execution.schedule import GroupScheduler, Lease, Placement
 from auditpacks.runner.execution.shard import document_key
 from auditpacks.runner.execution.stored import for_storage
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import simpleaudit_adapter, turns
 
 #: Called with a group's scenarios and their journal keys before the group runs.
 BeforeGroup = Callable[[list[dict[str, Any]], list[str]], Awaitable[None]]
@@ -158,7 +160,8 @@ async def run_scenarios(
     async def one(index: int, lease: Lease, scenario: dict[str, Any]) -> None:
         log = turns.begin(key=keys[index], lane=lease.lane, group=lease.key)
         try:
-            result = await engine.run_scenario(**scenario_arguments(scenario), target_params=params)
+            result = await simpleaudit_adapter.run_scenario(engine, scenario_arguments(scenario), params=params,
+                                                            before_judge=log.annotate)
         except Exception as exc:  # the engine catches most failures itself
             result = error_result(scenario, exc)
         problem = fatal()
@@ -170,7 +173,7 @@ async def run_scenarios(
                 progress.update(None)
             return
         data = result.to_dict()
-        turns.attach_reasoning(data["conversation"], log)
+        log.annotate(data["conversation"], turns.STORED)  # also when the scenario failed before its judge
         turns.explain_ungraded(data.get("judgment") or {}, log)
         data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)

@@ -23,25 +23,24 @@ from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.layout import results_name
 from auditpacks.runner.execution.results_file import Pairs, write_results
 from auditpacks.runner.execution.summary import summarize
+from auditpacks.runner.targets.contract import RunTarget
 
 
 def round_seed(seed: int, round_number: int) -> int:
     return seed + round_number - 1
 
 
-async def run_rounds(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: Any,
+async def run_rounds(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: Any,
                      progress: Any) -> list[Outcome]:
     """Every round's outcome, round 1 first, in one event loop."""
     outcomes = []
     for number in range(1, config.repeats + 1):
-        if hasattr(target, "repeat"):
-            target.repeat = number - 1
+        target.repeat = number - 1
         outcomes.append(await run_scenarios(
             engine, scenarios, journal, concurrency=config.concurrency,
             params=config.decoding(seed=round_seed(config.seed, number)), round_number=number,
             retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
-            fatal=lambda: getattr(target, "fatal", None), before_group=getattr(target, "prefetch", None),
-            placement=getattr(target, "placement", None),
+            fatal=lambda: target.fatal, before_group=target.prefetch, placement=target.placement,
         ))
     return outcomes
 

@@ -27,20 +27,20 @@ from auditpacks.core.run_files import journal_name, record_name
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.admit import admit
-from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.layout import guard_folder, run_folder
+from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
+                                                     resolve_provider, resolve_slot_pinning, uses_embedded)
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
 from auditpacks.runner.execution.scenario_source import open_pack
 from auditpacks.runner.execution.summary import performance_record, run_record
-from auditpacks.runner.targets import make_target, owns, resolve_prompt_order, resolve_provider, resolve_slot_pinning
-from auditpacks.runner.targets.contract import as_run_target
-from auditpacks.runner.targets.roles import build_roles, uses_embedded
+from auditpacks.runner.models.cache import ResponseCache
+from auditpacks.runner.targets.contract import RunTarget
 
 
 @dataclass
@@ -75,12 +75,14 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
         raise RunError(f"embedded model: {exc}") from None
 
 
-def decision_target(config: RunConfig, scenarios: Sequence[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]], dict[str, int]]:
+def decision_target(config: RunConfig,
+                    scenarios: Sequence[dict[str, Any]]) -> tuple[RunTarget, list[dict[str, Any]], dict[str, int]]:
     """The System One target (batching questions unless ``--batch-questions 1``) and the scenarios it can
     take: those over its option limit or its request-size limit (Ollama: 64 KiB) are skipped and counted.
     For scenarios read lazily, what is kept are their stubs."""
     from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget
-    from auditpacks.runner.targets.decision import check_body_size, make_decision_target, over_option_limit
+    from auditpacks.runner.targets.decision import (SingleDecisionTarget, check_body_size, make_decision_target,
+                                                    over_option_limit)
 
     single = make_decision_target(
         config.decision, config.target, base_url=config.base_url, url=config.decision_url,
@@ -98,7 +100,8 @@ def decision_target(config: RunConfig, scenarios: Sequence[dict[str, Any]]) -> t
         skipped[reason] = skipped.get(reason, 0) + 1
     if first_oversize:
         print(f"auditpacks: warning: skipped, e.g. {first_oversize}", file=sys.stderr)
-    target = BatchedDecisionTarget(single, batch_questions=config.batch_questions) if config.batch_questions > 1 else single
+    target = (BatchedDecisionTarget(single, batch_questions=config.batch_questions) if config.batch_questions > 1
+              else SingleDecisionTarget(single))
     return target, kept, skipped
 
 
@@ -119,15 +122,13 @@ def embedded_identity() -> dict[str, Any]:
     return {"base_url": None, "embedded": EMBEDDED_MODEL, "digest": sha256_file(find_model_path())}
 
 
-def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[Any, str | None]:
-    """Our own target for this endpoint (None: simpleaudit's any-llm path) and the model digest, if known.
+def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[RunTarget, str | None]:
+    """The chat target for this endpoint and the model digest, if known.
 
     The reachability check runs here, before anything is written, except that with a
     cache it waits for the first request the cache cannot answer.
     """
     if config.more_base_urls:  # replicas: one target each, documents spread over them
-        from auditpacks.runner.targets.endpoints import make_pool
-
         pool = make_pool(config, model=ep.model, cache=cache)
         return pool, pool.prepare().get("digest")
     lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
@@ -136,19 +137,16 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
                          preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
     if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
         check_reachable(config.base_url)
-    if target is not None:
-        return target, target.prepare().get("digest") or (identity or {}).get("digest")
-    return target, (identity or {}).get("digest")
+    return target, target.prepare().get("digest") or (identity or {}).get("digest")
 
 
-async def execute(engine: Any, target: Any, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
+async def execute(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
                   progress: ProgressPrinter, roles: Any = None) -> list[Outcome]:
     """All rounds of all scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
         return await run_rounds(engine, target, scenarios, journal, config, progress)
     finally:
-        if target is not None:
-            await target.aclose()
+        await target.aclose()
         if roles is not None:
             await roles.aclose()
 
@@ -181,7 +179,6 @@ def run(config: RunConfig) -> RunRecord:
         if config.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
-        target = as_run_target(target)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -192,8 +189,7 @@ def run(config: RunConfig) -> RunRecord:
             target, digest = chat_target(config, ep, cache)
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
-        engine = build_engine(config, judge, judge_cfg, target_model=model, base_url=ep.base_url, target=target,
-                              roles=roles)
+        engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
         out = run_folder(config.out, config.pack)
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
@@ -202,8 +198,7 @@ def run(config: RunConfig) -> RunRecord:
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
-    stats = target.stats() if target is not None else None
-    notes = target.notes() if target is not None else None
+    stats, notes = target.stats(), target.notes()
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
                                   journal=journal, load=pack.load, selected=assigned)
     if shard_record is not None:

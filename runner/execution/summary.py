@@ -9,13 +9,13 @@ from collections import Counter
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.judges.figures import OUTCOMES, outcome
+from auditpacks.runner.targets.providers import public_url
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
@@ -110,16 +110,6 @@ def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str |
         seconds=round(seconds, 2),
         summary=summary,
     )
-
-
-def public_url(url: str | None) -> str | None:
-    """``url`` without any user name or password in it."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 def _version(dist: str) -> str:

@@ -23,6 +23,7 @@ from simpleaudit.decision import (
 )
 
 from auditpacks.core.defaults import MAX_OPTIONS
+from auditpacks.runner.targets.contract import RunTarget
 
 KINDS = ("ollama", "openrouter", "url")
 OLLAMA_BASE_URL = "http://localhost:11434"
@@ -56,6 +57,18 @@ def make_decision_target(kind: str, model: str, *, base_url: str | None = None, 
             raise DecisionSetupError("--decision url needs --decision-url (the System One endpoint)")
         return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout)
     raise DecisionSetupError(f"unknown decision endpoint {kind!r}; use one of {', '.join(KINDS)}")
+
+
+class SingleDecisionTarget(RunTarget):
+    """A ``DecisionTarget`` under the run's contract: one question per request, one turn."""
+
+    max_turns = 1
+
+    def __init__(self, inner: DecisionTarget) -> None:
+        self.inner = inner
+
+    async def send(self, **kwargs: Any) -> Any:
+        return await self.inner.send(**kwargs)
 
 
 def option_count(scenario: Mapping[str, Any]) -> int:

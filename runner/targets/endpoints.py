@@ -27,10 +27,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditpacks.runner.execution.config import RunError
-from auditpacks.runner.execution.retry import CallFailed
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.retry import CallFailed
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.providers import public_url
 
 ASSIGNMENTS = ("document", "random")
 
@@ -38,7 +39,7 @@ ASSIGNMENTS = ("document", "random")
 @dataclass
 class Endpoint:
     url: str
-    target: Any
+    target: RunTarget
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -46,9 +47,7 @@ class Endpoint:
     failed: str | None = None
 
     def stats(self) -> dict[str, Any]:
-        inner = self.target.stats() if hasattr(self.target, "stats") else {}
-        from auditpacks.runner.execution.summary import public_url
-
+        inner = self.target.stats()
         return {"base_url": public_url(self.url), "calls": self.calls, "documents": len(self.documents),
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "server_prompt_tokens": inner.get("server_prompt_tokens"), "failed": self.failed}
@@ -80,37 +79,10 @@ def document_of(documents: Any, history: Any, user: str | None) -> str:
     return "prompt:" + hashlib.sha256(str(user).encode("utf-8")).hexdigest()
 
 
-def make_pool(config: Any, *, model: str, cache: Any) -> "EndpointPool":
-    """One of our chat targets per endpoint (``config.base_url`` and ``config.more_base_urls``), pooled;
-    an endpoint that does not answer now is taken out before the run (with a warning)."""
-    from auditpacks.runner.execution.preflight import check_reachable
-    from auditpacks.runner.targets import make_target, owns
-
-    urls = [config.base_url, *config.more_base_urls]
-    if config.decision or not owns(config) or config.embedded:
-        raise RunError("several endpoints work with --target on an OpenAI-compatible provider or ollama")
-    if len(set(urls)) != len(urls):
-        raise RunError(f"endpoint {next(u for u in urls if urls.count(u) > 1)} is given twice")
-    pool = EndpointPool([(url, make_target(config, model=model, base_url=url, cache=cache)) for url in urls],
-                        assignment=config.endpoint_assignment, seed=config.seed)
-    if not config.cache_only:
-        for endpoint in pool.endpoints:
-            try:
-                if config.provider == "ollama":
-                    endpoint.target.prepare()
-                else:
-                    check_reachable(endpoint.target.base_url)
-            except RunError as exc:
-                pool.take_out(endpoint, str(exc))
-        if not pool.live:
-            raise RunError("no endpoint answers: " + "; ".join(e.failed or "" for e in pool.endpoints))
-    return pool
-
-
 class EndpointPool(RunTarget):
     """A target that sends each call to one of several inner targets (same model, other servers)."""
 
-    def __init__(self, endpoints: list[tuple[str, Any]], *, assignment: str = "document", seed: int = 0) -> None:
+    def __init__(self, endpoints: list[tuple[str, RunTarget]], *, assignment: str = "document", seed: int = 0) -> None:
         if assignment not in ASSIGNMENTS:
             raise RunError(f"--endpoint-assignment {assignment!r}: choose {' or '.join(ASSIGNMENTS)}")
         self.endpoints = [Endpoint(url=url, target=target) for url, target in endpoints]
@@ -135,7 +107,7 @@ class EndpointPool(RunTarget):
         return next(e for e in live if e.url == best)
 
     @property
-    def placement(self) -> "EndpointPool | None":
+    def placement(self) -> "EndpointPool | None":  # type: ignore[override]
         """The executor's placement: this pool when it places by document (random placement has none)."""
         return self if self.assignment == "document" else None
 
@@ -151,12 +123,11 @@ class EndpointPool(RunTarget):
         """Each live endpoint's ``prepare`` (Ollama: the model's digest), which must agree."""
         found: dict[str, Any] = {}
         for endpoint in self.live:
-            if hasattr(endpoint.target, "prepare"):
-                info = endpoint.target.prepare()
-                if found and info.get("digest") != found.get("digest"):
-                    raise RunError(f"{endpoint.url} serves another model (digest {info.get('digest')}) than "
-                                   f"the other endpoints ({found.get('digest')})")
-                found = found or dict(info)
+            info = endpoint.target.prepare()
+            if found and info.get("digest") != found.get("digest"):
+                raise RunError(f"{endpoint.url} serves another model (digest {info.get('digest')}) than "
+                               f"the other endpoints ({found.get('digest')})")
+            found = found or dict(info)
         return found
 
     async def send(self, *, documents: Any = None, user: str = "", history: Any = None, **kwargs: Any):
@@ -186,7 +157,7 @@ class EndpointPool(RunTarget):
     def fatal(self) -> BaseException | None:
         """An inner target's fatal error, or every endpoint out: the run stops."""
         for endpoint in self.endpoints:
-            problem = getattr(endpoint.target, "fatal", None)
+            problem = endpoint.target.fatal
             if problem is not None:
                 return problem
         if not self.live:
@@ -202,5 +173,4 @@ class EndpointPool(RunTarget):
 
     async def aclose(self) -> None:
         for endpoint in self.endpoints:
-            if hasattr(endpoint.target, "aclose"):
-                await endpoint.target.aclose()
+            await endpoint.target.aclose()

@@ -2,13 +2,13 @@
 
 simpleaudit calls its judge and auditor models through a client's
 ``acompletion(model=, messages=, stream=, response_format=, **params)``.
-:class:`ModelClient` is that client, built on one of our chat APIs
-(:func:`~auditpacks.runner.targets.chat_api`), so these calls get what target calls get:
+:class:`RoleModel` is that client over a :class:`~auditpacks.runner.models.model.Model`
+(:func:`~auditpacks.runner.targets.chat_model`), so these calls get what target calls get:
 the response cache, the one retry layer and a per-attempt timeout. On top it applies
 the role's own decoding settings (:class:`RoleSettings`: temperature 0 and an output
 cap unless asked otherwise), keeps structured output (``response_format`` with a JSON
 schema for OpenAI-compatible servers, Ollama's ``format`` on the native API), counts
-requests, cache hits and tokens, and notes every judge reply's raw text and finish
+requests, cache hits and tokens (the model's counts), and notes every judge reply's raw text and finish
 reason in the scenario log, so a reply that cannot be parsed is recorded as such.
 """
 
@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 from typing import Any, Mapping
 
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.targets import turns
 
 _FRAMEWORK_KEYS = ("model", "messages", "stream", "response_format", "extra_headers")
@@ -41,12 +43,11 @@ class RoleSettings:
         return asdict(self)
 
 
-class ModelClient:
-    """An ``acompletion`` client for simpleaudit that sends through ``api`` (our cached, retried client)."""
+class RoleModel:
+    """A model in a judge or auditor role: simpleaudit's ``acompletion`` client over a :class:`Model`."""
 
-    def __init__(self, api: Any, settings: RoleSettings) -> None:
-        self.api, self.settings = api, settings
-        self.counts = {"calls": 0, "requests": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
+    def __init__(self, model: Model, settings: RoleSettings) -> None:
+        self.model, self.settings = model, settings
 
     def params(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The request's decoding parameters: the role's settings, then what simpleaudit passed."""
@@ -59,28 +60,28 @@ class ModelClient:
 
     async def acompletion(self, **kwargs: Any) -> Any:
         response_format = kwargs.get("response_format") if self.settings.structured_output else None
-        reply, cached = await self.api.complete(list(kwargs["messages"]), self.params(kwargs), response_format)
-        self.counts["calls"] += 1
-        self.counts["cache_hits" if cached else "requests"] += 1
-        self.counts["input_tokens"] += reply.get("input_tokens") or 0
-        self.counts["output_tokens"] += reply.get("output_tokens") or 0
+        params = self.params(kwargs)
+        reply = await self.model.generate(Request(messages=list(kwargs["messages"]), params=params,
+                                                  response_format=response_format))
         if self.settings.role == "judge":
-            turns.record_judge_reply(reply.get("content") or "", reply.get("finish_reason"),
-                                     self.params(kwargs).get("max_tokens"))
+            turns.record_judge_reply(reply, params.get("max_tokens"))
         return completion(reply)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.model.counts
 
     def record(self) -> dict[str, Any]:
         """For the run file: who this role is, its settings and what it cost."""
         return {**self.settings.record(), **self.counts}
 
     async def aclose(self) -> None:
-        await self.api.aclose()
+        await self.model.aclose()
 
 
-def completion(reply: Mapping[str, Any]) -> Any:
+def completion(reply: Reply) -> Any:
     """The parts of an OpenAI chat completion simpleaudit reads: content and usage."""
-    message = SimpleNamespace(content=reply.get("content") or "")
-    usage = SimpleNamespace(prompt_tokens=reply.get("input_tokens") or 0,
-                            completion_tokens=reply.get("output_tokens") or 0)
-    return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason=reply.get("finish_reason"))],
+    message = SimpleNamespace(content=reply.content)
+    usage = SimpleNamespace(prompt_tokens=reply.input_tokens or 0, completion_tokens=reply.output_tokens or 0)
+    return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason=reply.finish_reason)],
                            usage=usage)

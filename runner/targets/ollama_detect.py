@@ -7,7 +7,7 @@ the server is asked for Ollama's native ``GET /api/version`` (one short request;
 answer is remembered in the response cache, so a warm rerun asks nothing):
 
 * provider left at its default: the run switches to the native API
-  (:class:`~auditpacks.runner.targets.ollama_native.OllamaTarget`, ``num_ctx`` fitted
+  (:class:`~auditpacks.runner.targets.ollama_native.OllamaChatAPI`, ``num_ctx`` fitted
   per prompt) and the summary says so;
 * ``--provider openai`` given explicitly: the OpenAI path is kept, with one warning
   listing how many prompts are estimated above Ollama's default context.

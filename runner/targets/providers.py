@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 OPENAI, OLLAMA, ANYLLM = "openai", "ollama", "anyllm"
 EMBEDDED = "embedded"          # the model name that asks for the embedded local model (judge, auditor)
+EMBEDDED_MODEL = "smollm2"     # the embedded local model's name on the wire
 OLLAMA_DEFAULT = "http://localhost:11434"
 
 
@@ -91,3 +93,13 @@ def openai_base_url(name: str | None, base_url: str | None) -> str:
 def official_openai(name: str | None, url: str) -> bool:
     """The official OpenAI endpoint, which wants ``max_completion_tokens`` instead of ``max_tokens``."""
     return (name or "openai") == "openai" and url.rstrip("/") == PROVIDERS["openai"].base_url
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without any user name or password in it."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

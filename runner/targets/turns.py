@@ -1,13 +1,16 @@
-"""What a target learns during one scenario that simpleaudit's result has no field for.
+"""The scenario a model call serves, and the replies it got, held for the executor.
 
-simpleaudit strips ``<think>`` blocks from every reply before storing it, so the
-reasoning would be lost. Our targets instead record each reply's reasoning in the
-scenario's :class:`ScenarioLog` (held in a context variable that the executor sets
-afresh for each scenario, in the asyncio task that runs it); the executor then adds it
-to the assistant entries of the stored ``conversation`` under ``"reasoning"``. A target
-that refuses a prompt as too long for the model notes that too, so ``--skip-oversize``
-can skip it. The log also tells a target which scenario it serves (its journal key, for
-answers fetched ahead in a batch) and which lane and document group it runs in (slot pinning, endpoint placement).
+The executor starts one :class:`ScenarioLog` per scenario (:func:`begin`, in the asyncio
+task that runs it) with the scenario's scheduling facts: its journal key (answers
+fetched ahead in a batch), its lane (slot pinning) and its group's document key
+(endpoint placement). Chat targets add every reply they return
+(:class:`~auditpacks.runner.models.reply.Reply`, which carries its own finish reason,
+token counts and reasoning); :meth:`ScenarioLog.annotate` then puts each reply's facts
+on its assistant entry of simpleaudit's transcript (which keeps only the text, without
+``<think>`` blocks): reasoning and finish reason before the grader reads it, reasoning
+in the stored results. A
+prompt refused as too long (for ``--skip-oversize``) and the judge's raw replies (for a
+judgment that cannot be graded) are noted too.
 """
 
 from __future__ import annotations
@@ -16,17 +19,40 @@ import contextvars
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditpacks.core import reply_facts
+from auditpacks.runner.models.reply import Reply
+
+
+#: The reply facts a grader reads on its transcript entry, and those the results file keeps.
+GRADED = ("reasoning", "finish_reason")
+STORED = ("reasoning",)
 
 
 @dataclass
 class ScenarioLog:
-    reasoning: list[str | None] = field(default_factory=list)
-    oversize: str | None = None
     key: str | None = None      # the scenario's journal key
     lane: int | None = None     # the slot lane its group holds (0-based; pinned as llama.cpp's id_slot)
     group: str | None = None    # its group's document key (where several endpoints place it)
+    replies: list[Reply] = field(default_factory=list)       # the target's replies, in order
+    oversize: str | None = None
     judge_replies: list[dict[str, Any]] = field(default_factory=list)  # raw judge replies, in order
+
+    @property
+    def reasoning(self) -> list[str | None]:
+        return [reply.reasoning for reply in self.replies]
+
+    def annotate(self, conversation: list[dict[str, Any]], fields: tuple[str, ...] = GRADED) -> None:
+        """Put each reply's facts named in ``fields`` on its assistant entry, in order (and take off the
+        others): :data:`GRADED` for the grader, :data:`STORED` for the results file."""
+        entries = [entry for entry in conversation if entry.get("role") == "assistant"]
+        if len(entries) != len(self.replies):
+            return  # a target that does not record (decision): nothing to align
+        for entry, reply in zip(entries, self.replies):
+            facts = reply.facts()
+            for name in GRADED:
+                if name in fields and facts.get(name):
+                    entry[name] = facts[name]
+                else:
+                    entry.pop(name, None)
 
 
 _current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
@@ -36,7 +62,6 @@ def begin(*, key: str | None = None, lane: int | None = None, group: str | None 
     """Start a fresh log for the scenario running in the current task."""
     log = ScenarioLog(key=key, lane=lane, group=group)
     _current.set(log)
-    reply_facts.begin()
     return log
 
 
@@ -45,18 +70,25 @@ def current() -> ScenarioLog | None:
     return _current.get()
 
 
-def record_reasoning(text: str | None) -> None:
-    """Note one target reply's reasoning (None when it had none); call once per reply."""
+def record_reply(reply: Reply) -> None:
+    """Note one target reply (call once per reply)."""
     log = _current.get()
     if log is not None:
-        log.reasoning.append(text or None)
+        log.replies.append(reply)
 
 
-def record_judge_reply(text: str, finish_reason: str | None, max_tokens: int | None) -> None:
+def record_oversize(reason: str) -> None:
+    log = _current.get()
+    if log is not None:
+        log.oversize = reason
+
+
+def record_judge_reply(reply: Reply, max_tokens: int | None) -> None:
     """Note a judge reply's raw text and why it ended (for a reply that cannot be graded)."""
     log = _current.get()
     if log is not None:
-        log.judge_replies.append({"text": text, "finish_reason": finish_reason, "max_tokens": max_tokens})
+        log.judge_replies.append({"text": reply.content, "finish_reason": reply.finish_reason,
+                                  "max_tokens": max_tokens})
 
 
 def explain_ungraded(judgment: dict[str, Any], log: ScenarioLog) -> None:
@@ -67,19 +99,3 @@ def explain_ungraded(judgment: dict[str, Any], log: ScenarioLog) -> None:
     judgment["judge_reply"] = last["text"]
     if last["finish_reason"] == "length":
         judgment["ungraded_reason"] += f"; the reply stopped at the output cap ({last['max_tokens']} tokens)"
-
-
-def record_oversize(reason: str) -> None:
-    log = _current.get()
-    if log is not None:
-        log.oversize = reason
-
-
-def attach_reasoning(conversation: list[dict[str, Any]], log: ScenarioLog) -> None:
-    """Add ``"reasoning"`` to the assistant entries, in order, where the reply had any."""
-    replies = [entry for entry in conversation if entry.get("role") == "assistant"]
-    if len(replies) != len(log.reasoning):
-        return  # a target that does not record (decision, any-llm): nothing to align
-    for entry, reasoning in zip(replies, log.reasoning):
-        if reasoning:
-            entry["reasoning"] = reasoning

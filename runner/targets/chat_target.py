@@ -1,0 +1,85 @@
+"""A chat model as a run target: simpleaudit's ``send`` over a :class:`~auditpacks.runner.models.model.Model`.
+
+:class:`ChatTarget` lays out the turn's messages (``stock``: simpleaudit's own;
+``document-first``: the prompt-cache layout, also part of the cache key; see
+:mod:`runner.targets.messages`), asks its model (every provider, cache and retries
+included, in one call), keeps reasoning (the provider's field, or ``<think>`` blocks in
+the content) apart from the answer, and returns a :class:`ChatResponse` whose ``reply``
+carries the reply's facts; the reply is also added to the scenario's log, which puts
+them on the transcript. The request names the scenario's lane, for slot pinning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from simpleaudit.targets import TargetContext, TargetResponse
+
+from auditpacks.core.reasoning import split_reasoning
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.targets import turns
+from auditpacks.runner.targets.context_fit import PromptTooLong
+from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.messages import LAYOUTS, STOCK
+
+
+@dataclass
+class ChatResponse(TargetResponse):
+    """simpleaudit's response, with the reply it came from (answer without reasoning, and its facts)."""
+
+    reply: Reply | None = None
+
+
+def chat_response(raw: Reply) -> ChatResponse:
+    """The answer without reasoning for simpleaudit, and the reply with the reasoning apart."""
+    answer, think = split_reasoning(raw.content)
+    reasoning = "\n\n".join(r for r in (raw.reasoning, think) if r) or None
+    reply = dataclasses.replace(raw, content=answer, reasoning=reasoning)
+    return ChatResponse(content=answer, raw=raw.record(), input_tokens=raw.input_tokens or None,
+                        output_tokens=raw.output_tokens or None, reply=reply)
+
+
+class ChatTarget(RunTarget):
+    """``send`` one chat turn through ``model``; ``repeat`` (the round, minus one) is part of the cache key."""
+
+    def __init__(self, model: Model, *, layout: str = STOCK, note: str | None = None) -> None:
+        self.model, self.layout_name, self.layout = model, layout, LAYOUTS[layout]
+        self.note = note
+
+    async def send(self, *, system: str | None = None, user: str, history: list[dict[str, Any]] | None = None,
+                   file_uri: Any = None, documents: list[Any] | None = None,
+                   response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
+                   context: TargetContext | None = None) -> ChatResponse:
+        log = turns.current()
+        request = Request(
+            messages=self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri),
+            params=dict(params or {}), response_format=response_format,
+            headers=dict((context.trace_headers if context else None) or {}),
+            lane=log.lane if log is not None else None,
+            prompt_order=self.layout_name if self.layout_name != STOCK else None, repeat=self.repeat)
+        try:
+            response = chat_response(await self.model.generate(request))
+        except PromptTooLong as exc:
+            turns.record_oversize(str(exc))
+            raise
+        turns.record_reply(response.reply)
+        return response
+
+    def prepare(self) -> dict[str, Any]:
+        return self.model.prepare()
+
+    @property
+    def fatal(self) -> BaseException | None:
+        return self.model.fatal
+
+    def stats(self) -> dict[str, Any]:
+        return self.model.stats()
+
+    def notes(self) -> list[str]:
+        return [self.note] if self.note else []
+
+    async def aclose(self) -> None:
+        await self.model.aclose()

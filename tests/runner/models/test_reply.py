@@ -1,0 +1,24 @@
+"""A reply carries its own facts, and the cache stores exactly the five fields it always held."""
+
+from __future__ import annotations
+
+from auditpacks.runner.models.reply import Reply
+
+
+def test_a_reply_stopped_at_the_token_limit_is_truncated():
+    assert Reply("x", finish_reason="length").truncated
+    assert not Reply("x", finish_reason="stop").truncated and not Reply("x").truncated
+
+
+def test_the_cached_record_round_trips_and_keeps_only_its_fields():
+    reply = Reply("a", reasoning="r", input_tokens=7, output_tokens=2, finish_reason="stop", cached=True)
+    assert reply.record() == {"content": "a", "reasoning": "r", "input_tokens": 7, "output_tokens": 2,
+                              "finish_reason": "stop"}
+    back = Reply.from_record(reply.record(), cached=True)
+    assert back == reply
+    assert Reply.from_record({"content": None}).content == ""
+
+
+def test_the_facts_a_grader_reads_leave_out_what_is_unknown():
+    assert Reply("a", reasoning="r", finish_reason="length").facts() == {"finish_reason": "length", "reasoning": "r"}
+    assert Reply("a").facts() == {}

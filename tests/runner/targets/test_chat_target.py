@@ -1,0 +1,73 @@
+"""A chat model as a run target: the layout, the scenario's lane, reasoning kept apart, the reply logged."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from auditpacks.runner.models.model import Model, ModelAPI
+from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.targets import turns
+from auditpacks.runner.targets.chat_target import ChatTarget
+from auditpacks.runner.targets.context_fit import PromptTooLong
+
+
+class Recorder(ModelAPI):
+    """Answers every request with ``reply`` (or refuses it) and keeps the requests."""
+
+    def __init__(self, reply: Reply | None = None) -> None:
+        self.reply, self.requests = reply, []
+
+    def build(self, request: Request) -> Request:
+        if self.reply is None:
+            raise PromptTooLong("the prompt needs 9000 tokens; the model holds 4096")
+        self.requests.append(request)
+        return request
+
+    def cache_key(self, body, request):
+        return {}
+
+    async def call(self, body, request) -> Reply:
+        return self.reply
+
+
+def send(target: ChatTarget, **log) -> tuple[object, turns.ScenarioLog]:
+    async def go():
+        scenario = turns.begin(**log)
+        return await target.send(system="Be brief.", user="Guilty?", documents=["The judgment."],
+                                 params={"temperature": 0.0}), scenario
+    return asyncio.run(go())
+
+
+def test_the_answer_goes_to_simpleaudit_and_the_reply_with_its_facts_to_the_scenario():
+    api = Recorder(Reply("<think>The record.</think>guilty", reasoning="First.", finish_reason="length",
+                         input_tokens=40, output_tokens=0))
+    response, log = send(ChatTarget(Model(api, policy=RetryPolicy()), layout="document-first"), lane=2)
+    assert (response.content, response.input_tokens, response.output_tokens) == ("guilty", 40, None)
+    assert (response.reply.content, response.reply.reasoning, response.reply.truncated) == \
+        ("guilty", "First.\n\nThe record.", True)
+    assert log.replies == [response.reply]
+    request = api.requests[0]
+    assert (request.lane, request.prompt_order, request.repeat) == (2, "document-first", 0)
+    assert request.messages[1]["content"].startswith("--- DOCUMENT 1 ---")   # documents before the question
+
+
+def test_the_stock_layout_adds_nothing_to_the_cache_key_and_the_round_does():
+    api = Recorder(Reply("ok"))
+    target = ChatTarget(Model(api, policy=RetryPolicy()))
+    target.repeat = 3
+    send(target)
+    assert (api.requests[0].prompt_order, api.requests[0].repeat, api.requests[0].lane) == (None, 3, None)
+
+
+def test_a_prompt_too_long_is_noted_for_skip_oversize_and_still_raised():
+    async def go():
+        log = turns.begin()
+        with pytest.raises(PromptTooLong):
+            await ChatTarget(Model(Recorder(None), policy=RetryPolicy())).send(user="long")
+        return log
+
+    assert asyncio.run(go()).oversize.startswith("the prompt needs 9000 tokens")
+
