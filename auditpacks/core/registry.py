@@ -14,7 +14,8 @@ names a module (``package.module``) or one of its functions (``package.module:fu
 * ``paired``: the unit the paired comparison resamples and its statistic
   ``compare(paired) -> list[row]`` (see :class:`Paired`);
 * ``score``, ``rescore``, ``export``, ``registry``: commands (``add_arguments``, ``main``);
-* ``judge_flags``: run flags a grader takes; ``card``: the files ``runner/run_simpleaudit.py`` runs.
+* ``judge_flags``: run flags a grader takes; ``card``: the files ``runner/run_simpleaudit.py`` runs;
+  ``bundled``: the builder needs no source (offline suggestions name it).
 
 Adding a benchmark adds one entry here.
 """
@@ -78,6 +79,7 @@ class Benchmark:
     registry: str | None = None   # ``auditpacks registry NAME``: the benchmark's registry from its official source
     judge_flags: tuple[JudgeFlag, ...] = ()
     card: Card | None = None
+    bundled: bool = False         # the builder needs no --source: its data ships inside the package
 
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -91,6 +93,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         rescore="auditpacks.judges.jacite.rescore",
         export="auditpacks.judges.jacite.export",
         registry="auditpacks.packs.jacite.egov",
+        bundled=True,
         judge_flags=(
             JudgeFlag("--grounding-mode", "mode", ("full", "upstream"),
                       "grounding judge: our extractor (full) or jacite-bench's published one"),
