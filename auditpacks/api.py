@@ -82,7 +82,8 @@ def score(benchmark: str, pred: str | Path, **options: Any) -> dict[str, Any]:
     """Score a prediction file in ``benchmark``'s own format; returns the scores the command writes."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(options.pop("out", Path(tmp) / "scores.json"))
-        _command("score", benchmark, ["--pred", str(pred)] + _flags(options, "source", "test"), {"out": out, **options})
+        required = ["--pred", str(pred)] + _flags(options, _required(_module("score", benchmark).add_arguments))
+        _command("score", benchmark, required, {"out": out, **options})
         return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -92,9 +93,16 @@ def export(benchmark: str, results: str | Path, out: str | Path, **options: Any)
     return Path(out)
 
 
-def _flags(options: dict[str, Any], *names: str) -> list[str]:
+def _required(add_arguments: Callable[[argparse.ArgumentParser], None]) -> dict[str, str]:
+    """A command's required flags: option name (``dest``) → flag."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return {a.dest: a.option_strings[0] for a in parser._actions if a.required and a.option_strings}
+
+
+def _flags(options: dict[str, Any], required: dict[str, str]) -> list[str]:
     """Required flags taken out of ``options`` (so argparse sees them on the command line)."""
-    return [item for name in names if name in options for item in (f"--{name}", str(options.pop(name)))]
+    return [item for name, flag in required.items() if name in options for item in (flag, str(options.pop(name)))]
 
 
 __all__ = ["BENCHMARKS", "build", "run", "score", "export"]

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 from simpleaudit.judges.choice_match import grade_choice_match
 
 from auditpacks.core.reasoning import strip_reasoning
+from auditpacks.core.registry import owned_headline
 from auditpacks.judges.base import code_judge
 
 #: Methods, from the most literal to the most lenient reading.
@@ -131,8 +132,7 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Agreement figures plus how the choices were read (``choice_methods``)."""
-    from auditpacks.judges.iustitia.agreement import headline as agreement_headline
-
+    """Agreement figures of the benchmark that owns closed questions (the registry's), plus how the choices
+    were read (``choice_methods``)."""
     methods = Counter(str(((result or {}).get("judgment") or {}).get("choice_method")) for _, result in pairs)
-    return {**agreement_headline(pairs), "choice_methods": dict(sorted(methods.items()))}
+    return {**owned_headline("choice")(pairs), "choice_methods": dict(sorted(methods.items()))}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from auditpacks.core.registry import owned_headline
+
 
 def make_judge(manifest: Mapping[str, Any] | None = None) -> str:
     return "choice_match"
 
 
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Agreement figures (micro, macro, coverage), as the choice benchmarks report them."""
-    from auditpacks.judges.iustitia.agreement import headline as agreement_headline
-
-    return agreement_headline(pairs)
+    """Agreement figures (micro, macro, coverage) of the benchmark that owns closed questions (the registry's)."""
+    return owned_headline("choice_match")(pairs)

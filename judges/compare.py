@@ -6,12 +6,14 @@ both runs on that same draw, so the correlation between the runs is kept; the
 replicates come from :func:`auditpacks.judges.stats.cluster_bootstrap` (seeded,
 percentile interval, replicates that are undefined are dropped).
 
-* :func:`compare_choices`: Iustitia-style closed questions. Micro and macro agreement
-  differences (bootstrap over judgments) and McNemar's exact test on discordant tasks.
-* :func:`compare_ratios`: a ratio of sums such as jacite's invented rate per mention
-  (bootstrap over questions).
-* :func:`compare_f1`: ICJ F1 per family pooled over targets (bootstrap over targets,
-  pooled counts recomputed in every replicate).
+* :func:`compare_choices`: closed questions. Micro and macro agreement differences
+  (bootstrap over the clusters given) and McNemar's exact test on discordant tasks.
+* :func:`compare_ratios`: a ratio of sums such as an invented rate per cited mention.
+* :func:`compare_f1`: F1 per family pooled over clusters (pooled counts recomputed in
+  every replicate).
+
+:func:`paired_row` is one compared figure as ``compare`` prints it; a benchmark's
+``paired.compare`` returns a list of them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ def _difference(point: float, low: float, high: float) -> dict[str, Any]:
     finite = np.isfinite([point, low, high])
     return {"diff": float(point) if finite[0] else None,
             "ci": [float(low), float(high)] if finite[1] and finite[2] else None}
+
+
+def paired_row(figure: str, stats: Mapping[str, Any] | None, p: float | None = None, *,
+               tested: bool = False) -> dict[str, Any]:
+    """One compared figure from a statistic's ``{"a", "b", "diff", "ci"}``; ``tested``: a test's p belongs to
+    it (None then means undefined, n/a)."""
+    stats = stats or {}
+    return {"figure": figure, "a": stats.get("a"), "b": stats.get("b"), "diff": stats.get("diff"),
+            "ci": stats.get("ci"), "p": p, "tested": tested, "note": ""}
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float | None:
@@ -111,7 +122,7 @@ def _ratio_diff(drawn: Sequence[np.ndarray]) -> float:
 
 
 def f1_score(tp: float, fp: float, fn: float) -> float:
-    """Pooled F1 = 2TP / (2TP + FP + FN); 0 when the denominator is 0 (the ICJ card's rule)."""
+    """Pooled F1 = 2TP / (2TP + FP + FN); 0 when the denominator is 0."""
     den = 2 * tp + fp + fn
     return float(2 * tp / den) if den else 0.0
 

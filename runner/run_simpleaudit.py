@@ -5,9 +5,9 @@
     python runner/run_simpleaudit.py --smoke --decision ollama --target clef --base-url http://localhost:11434
     python runner/run_simpleaudit.py --smoke --pack packs/jacite.json      # any local pack; no --target: embedded model
 
-Without ``--pack`` it uses Iustitia Marigonae's pack: a local copy when there is one
-(the card's ``hf download`` layout, ``simpleaudit/iustitia_marigonae*.json``, or a pack
-built with ``auditpacks build iustitia --out iustitia.json``, in the current folder),
+Without ``--pack`` it uses the pack of the card the registry names (``CARD_RUNNER``, with the
+card's repository and file names in its entry): a local copy when there is one (the card's
+``hf download`` layout, or a pack built with ``auditpacks build``, in the current folder),
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
 line saying what to do. Same code as ``auditpacks run``; results go to
@@ -23,23 +23,18 @@ from pathlib import Path
 
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
     from auditpacks.core.errors import PackError, fail
+    from auditpacks.core.registry import BENCHMARKS, CARD_RUNNER
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 
-CARD_REPO = "Kushtrim/iustitia-marigonae"
-CARD_FILES = {True: "simpleaudit/iustitia_marigonae_smoke3.json", False: "simpleaudit/iustitia_marigonae.json"}
-#: Local packs tried first, in this order (relative to the current folder).
-LOCAL_PACKS = {True: ("simpleaudit/iustitia_marigonae_smoke3.json", "iustitia_marigonae_smoke3.json"),
-               False: ()}
-BUILT_PACKS = ("simpleaudit/iustitia_marigonae.json", "iustitia_marigonae.json", "iustitia.json",
-               "packs/iustitia.json")
+CARD = BENCHMARKS[CARD_RUNNER].card
 REACH_TIMEOUT = 3.0
 
 
 def local_pack(smoke: bool, folder: Path = Path(".")) -> Path | None:
-    """A local Iustitia pack: the card's files as ``hf download`` lays them out, or a pack built here."""
-    for name in (*LOCAL_PACKS[smoke], *BUILT_PACKS):
+    """A local copy of the card's pack: its files as ``hf download`` lays them out, or a pack built here."""
+    for name in (*(CARD.local_smoke if smoke else ()), *CARD.local_built):
         if (folder / name).is_file():
             return folder / name
     return None
@@ -63,30 +58,32 @@ def hub_unreachable() -> str | None:
 
 
 def card_pack(smoke: bool) -> Path:
-    """The published Iustitia pack: from the Hugging Face cache, else the hub (gated: accepted terms, `hf auth login`)."""
+    """The card's published pack: from the Hugging Face cache, else the hub (gated: accepted terms, `hf auth login`)."""
     from huggingface_hub import hf_hub_download
 
-    filename = CARD_FILES[smoke]
+    filename = CARD.smoke_file if smoke else CARD.full_file
     try:
-        return Path(hf_hub_download(CARD_REPO, filename, repo_type="dataset", local_files_only=True))
+        return Path(hf_hub_download(CARD.repo, filename, repo_type="dataset", local_files_only=True))
     except Exception:
         pass
     reason = hub_unreachable()
     if reason is None:
         try:
-            return Path(hf_hub_download(CARD_REPO, filename, repo_type="dataset"))
+            return Path(hf_hub_download(CARD.repo, filename, repo_type="dataset"))
         except Exception as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    bundled = next((name for name, b in BENCHMARKS.items() if b.bundled), None)
     raise PackError(
-        f"hf:{CARD_REPO}/{filename}: cannot download ({reason}); accept the dataset's terms on its page and run "
-        "`hf auth login`, or pass --pack PACK.json (e.g. one built with `auditpacks build iustitia`), or run the "
-        "bundled jacite pack: `auditpacks build jacite --out jacite.json` then --pack jacite.json"
+        f"hf:{CARD.repo}/{filename}: cannot download ({reason}); accept the dataset's terms on its page and run "
+        f"`hf auth login`, or pass --pack PACK.json (e.g. one built with `auditpacks build {CARD_RUNNER}`)"
+        + (f", or run the bundled {bundled} pack: `auditpacks build {bundled} --out {bundled}.json` then --pack "
+           f"{bundled}.json" if bundled else "")
     ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pack", type=Path, help="scenario pack (default: Iustitia Marigonae from Hugging Face)")
+    parser.add_argument("--pack", type=Path, help=f"scenario pack (default: hf:{CARD.repo} from Hugging Face)")
     add_run_arguments(parser, pack_required=False)
     args = parser.parse_args(argv)
     try:

@@ -149,14 +149,14 @@ def tasks_from_scenarios(scenarios: Iterable[Mapping[str, Any]]) -> list[dict[st
         accepted = decision.get("accepted") or meta.get("accepted_options")
         if not accepted:
             continue
-        task_id = _task_id(scenario)
+        task_id = task_id_of(scenario)
         out.append({"task_id": task_id, "verdict_id": meta.get("verdict_id") or task_id,
                     "question_id": meta.get("question_id") or decision.get("id") or "answer",
                     "accepted_options": list(accepted), "options": list(decision.get("criteria") or []) or None})
     return out
 
 
-def _task_id(scenario: Mapping[str, Any]) -> str:
+def task_id_of(scenario: Mapping[str, Any]) -> str:
     return (scenario.get("metadata") or {}).get("task_id") or scenario["name"]
 
 
@@ -164,8 +164,9 @@ def _choice(result: Mapping[str, Any] | None) -> Any:
     return ((result or {}).get("judgment") or {}).get("choice")
 
 
-def _given(result: Mapping[str, Any] | None) -> bool:
-    """Whether a run's result holds a prediction: it completed and a choice was read from the reply."""
+def prediction_given(result: Mapping[str, Any] | None) -> bool:
+    """Whether a run's result holds a prediction: it completed and a choice was read from the reply. Coverage,
+    wherever it is shown, is the share of tasks with one (the card's ``len(predictions) / n``)."""
     if not result or is_error(result):
         return False
     return _choice(result) is not None
@@ -174,7 +175,7 @@ def _given(result: Mapping[str, Any] | None) -> bool:
 def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """task_id → choice from a run's results (AuditResults JSON, matched to scenarios by name);
     results without a prediction (ERROR, no readable choice) are left out."""
-    by_name = {s["name"]: _task_id(s) for s in scenarios}
+    by_name = {s["name"]: task_id_of(s) for s in scenarios}
     entries = results.get("results", []) if isinstance(results, Mapping) else results
     out: dict[str, Any] = {}
     seen: set[str] = set()
@@ -185,7 +186,7 @@ def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Itera
         if by_name[name] in seen:
             raise PackError(f"results: record #{i} field scenario_name: {name!r} appears twice")
         seen.add(by_name[name])
-        if _given(result):
+        if prediction_given(result):
             out[by_name[name]] = _choice(result)
     return out
 
@@ -198,9 +199,9 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
     if not tasks:
         return {"tasks": 0}
     graded = {t["task_id"] for t in tasks}
-    predictions = {_task_id(s): _choice(r) for s, r in pairs if _task_id(s) in graded and _given(r)}
+    predictions = {task_id_of(s): _choice(r) for s, r in pairs if task_id_of(s) in graded and prediction_given(r)}
     scores = agreement(tasks, predictions)
-    skipped = sum(1 for s, r in pairs if r is None and _task_id(s) in graded)
+    skipped = sum(1 for s, r in pairs if r is None and task_id_of(s) in graded)
     return {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": skipped}
 
 

@@ -4,9 +4,10 @@
 
 The task id is the scenario's ``metadata.task_id`` when the pack is given, else read
 from the scenario name (``<question ID> - <unit ID>`` → ``<unit ID>::<question ID>``).
-The choice is the judgment's (``null`` when no option could be read: the scorer
-counts it wrong and unanswered). ERROR results are left out with a warning; the
-scorer counts a missing task the same way.
+The choice is the judgment's. A result without a prediction
+(:func:`~auditpacks.judges.iustitia.agreement.prediction_given`: no option could be read)
+is left out, so the scorer's coverage is the run's; ERROR results are left out with a
+warning. The scorer counts a missing task wrong and uncovered.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.results import Result, iter_results
+from auditpacks.judges.iustitia.agreement import prediction_given
 from auditpacks.judges.run_files import graded_results
 
 SEPARATOR = " - "
@@ -45,6 +47,8 @@ def export_predictions(results: Mapping[str, Any] | Iterator[Result], task_ids: 
         seen[task_id] = i
         if result.is_error:
             skipped.append(name)
+            continue
+        if not prediction_given(result.raw):
             continue
         records.append({"task_id": task_id, "choice": result.judgment.get("choice")})
     return records, skipped

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.core.registry import JUDGES, judge_flags
 from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
 
@@ -37,8 +38,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                         help="option limit of the decision endpoint; larger questions are skipped (default %(default)s)")
 
     grading = parser.add_argument_group("grading")
-    grading.add_argument("--judge", help="choice_match, choice, checklist, grounding, citations "
-                                         "(default: the pack's own grader)")
+    grading.add_argument("--judge", help=f"{', '.join(JUDGES)} (default: the pack's own grader)")
     grading.add_argument("--judge-model", help="judge model for LLM judges (checklist); `embedded`: the embedded "
                                                "local model (a plumbing check, see docs/judges.md)")
     grading.add_argument("--judge-provider", default="openai")
@@ -58,10 +58,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                                                  "embedded local model")
     grading.add_argument("--auditor-provider")
     grading.add_argument("--auditor-base-url")
-    grading.add_argument("--grounding-mode", choices=("full", "upstream"),
-                         help="grounding judge: our extractor (full) or jacite-bench's published one")
-    grading.add_argument("--deleted-as", choices=("real", "invented"),
-                         help="grounding judge: how citations of deleted placeholder articles count")
+    for flag in judge_flags():
+        grading.add_argument(flag.flag, choices=flag.choices, help=flag.help)
 
     selection = parser.add_argument_group("selection")
     selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
@@ -117,6 +115,11 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
 
 
+def _dest(flag: str) -> str:
+    """The argparse attribute of ``--a-flag``."""
+    return flag.removeprefix("--").replace("-", "_")
+
+
 def endpoint_urls(args: argparse.Namespace) -> list[str]:
     """``--base-url`` values (one string from the Python API), then the lines of ``--endpoints FILE``."""
     urls = [args.base_url] if isinstance(args.base_url, str) else list(args.base_url or [])
@@ -132,7 +135,7 @@ def endpoint_urls(args: argparse.Namespace) -> list[str]:
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     urls = endpoint_urls(args)
     decision = args.decision or ("url" if args.decision_url else None)
-    grader_options = {k: v for k, v in (("mode", args.grounding_mode), ("deleted_as", args.deleted_as)) if v}
+    grader_options = {flag.option: value for flag in judge_flags() if (value := getattr(args, _dest(flag.flag)))}
     max_tokens = args.max_tokens
     if max_tokens is None and args.target is None and decision is None:
         # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import last_reply
-from auditpacks.judges.figures import OUTCOMES
+from auditpacks.judges.figures import OUTCOMES, question_group
 from auditpacks.judges.figures import outcome as verdict_word
 
 #: The summary's verdict words; ``BAD`` are the ones the "wrong only" filter keeps.
@@ -14,45 +15,29 @@ CORRECT, WRONG, INVENTED, UNGRADED, ERROR = OUTCOMES
 BAD = {WRONG, INVENTED}
 
 
-def outcome(kind: str, result: Mapping[str, Any]) -> str:
+def outcome(result: Mapping[str, Any]) -> str:
     """The run summary's verdict word (correct, wrong, invented, ungraded, error); an ERROR judgment counts."""
-    if (result.get("judgment") or {}).get("severity") == "ERROR":
-        return ERROR
-    return verdict_word(result)
+    return ERROR if is_error(result) else verdict_word(result)
 
 
-def answer(kind: str, result: Mapping[str, Any]) -> str:
-    """What was read from the reply: the chosen option, the cited articles or the predicted citations."""
+def answer(report: Any, result: Mapping[str, Any]) -> str:
+    """What was read from the reply, in the words of the run's benchmark (``report``: its report module, or
+    None); else the judgment's summary."""
     judgment = result.get("judgment") or {}
-    if judgment.get("severity") == "ERROR" or result.get("severity") == "ERROR":
+    if is_error(result):
         return str(judgment.get("error") or "the scenario did not complete")
-    if kind == "choice":
-        choice = judgment.get("choice")
-        how = judgment.get("choice_method") or judgment.get("choice_source")
-        return ("no choice read" if choice is None else f"chose {choice}") + (f" ({how})" if how else "")
-    if kind == "jacite" and "cited" in judgment:
-        cited = ", ".join(judgment.get("cited") or []) or "none"
-        invented = ", ".join(judgment.get("invented") or [])
-        return f"cited {cited}" + (f"; invented {invented}" if invented else "")
-    if kind == "icj" and isinstance(judgment.get("prediction"), Mapping):
-        parts = [f"{k.removeprefix('citation_').replace('_', ' ')}: {', '.join(v) or 'none'}"
-                 for k, v in judgment["prediction"].items() if isinstance(v, list)]
-        return "; ".join(parts) + f" (F1 {_num(judgment.get('f1_all'))})"
-    return str(judgment.get("summary") or "")
+    said = report.answer(judgment) if report is not None else None
+    return str(judgment.get("summary") or "") if said is None else said
 
 
-def group(kind: str, scenario: Mapping[str, Any]) -> str:
+def group(report: Any, scenario: Mapping[str, Any]) -> str:
     """The question (or target) a scenario belongs to, for per-question tables and filters."""
-    meta = scenario.get("metadata") or {}
-    if kind == "icj":
-        return str(meta.get("case_id") or scenario.get("name"))
-    question = meta.get("question_id") or (scenario.get("decision") or {}).get("id")
-    return str(question or scenario.get("category") or "all")
+    return report.group(scenario) if report is not None else question_group(scenario)
 
 
-def answer_key(kind: str, result: Mapping[str, Any]) -> str:
+def answer_key(report: Any, result: Mapping[str, Any]) -> str:
     """What two runs must share to agree on a scenario: outcome and the answer read."""
-    return f"{outcome(kind, result)}|{answer(kind, result)}"
+    return f"{outcome(result)}|{answer(report, result)}"
 
 
 def _text(content: Any) -> str:
@@ -91,7 +76,3 @@ def cost(result: Mapping[str, Any]) -> dict[str, int]:
     return {"input": int(result.get("target_input_tokens") or 0),
             "output": int(result.get("target_output_tokens") or 0),
             "judge": tokens("judge") + tokens("auditor")}
-
-
-def _num(value: Any) -> str:
-    return "n/a" if value is None else f"{value:.3f}"

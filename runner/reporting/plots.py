@@ -8,6 +8,8 @@ from typing import Any, Sequence
 
 import matplotlib
 
+from auditpacks.judges.figures import Plot
+
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -36,17 +38,24 @@ def _errors(values: Sequence[float | None], intervals: Sequence[Sequence[float] 
     return [low, high]
 
 
-def agreement_per_question(rows: list[dict[str, Any]], title: str) -> str:
-    """Iustitia: agreement per question, a dot and its 95% interval per row."""
-    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.32 * max(len(rows), 1)))
-    labels = [r["question"] for r in rows][::-1]
-    values = [r["agreement"] for r in rows][::-1]
-    intervals = [r["ci"] for r in rows][::-1]
-    ax.errorbar(values, range(len(rows)), xerr=_errors(values, intervals), fmt="o", color=COLOURS[0],
+def render(plot: Plot, title: str) -> str:
+    """A benchmark's :class:`~auditpacks.judges.figures.Plot` as inline SVG: ``dots`` or ``bars``."""
+    if plot.kind == "dots":
+        (values, intervals), = plot.series.values()
+        return dots(plot.labels, values, intervals, title, plot.axis, plot.limit)
+    return grouped_bars(plot.labels, plot.series, title, plot.axis, plot.limit)
+
+
+def dots(labels: Sequence[str], values: Sequence[float | None], intervals: Sequence[Sequence[float] | None],
+         title: str, xlabel: str, xmax: float | None = None) -> str:
+    """A dot and its 95% interval per label, the first label at the top."""
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.32 * max(len(labels), 1)))
+    labels, values, intervals = list(labels)[::-1], list(values)[::-1], list(intervals)[::-1]
+    ax.errorbar(values, range(len(labels)), xerr=_errors(values, intervals), fmt="o", color=COLOURS[0],
                 ecolor="#718096", capsize=3)
-    ax.set_yticks(range(len(rows)), labels)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("agreement with the reference (95% interval, judgments resampled)")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlim(-0.02, (xmax or 1.0) + 0.02)
+    ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     return _svg(fig)
@@ -73,19 +82,3 @@ def grouped_bars(groups: Sequence[str], series: dict[str, tuple[list[float | Non
     ax.legend(fontsize=8, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
-
-
-def jacite_rates(rows: list[dict[str, Any]], title: str) -> str:
-    """jacite: invented and real-but-wrong rates per mention, JA vs EN, with question-bootstrap intervals."""
-    languages = [r["language"].upper() for r in rows]
-    series = {"invented": ([r["invented_rate"] for r in rows], [r["invented_ci"] for r in rows]),
-              "real but not the gold article": ([r["real_not_gold_rate"] for r in rows],
-                                                [r["real_not_gold_ci"] for r in rows])}
-    return grouped_bars(languages, series, title, "share of cited mentions")
-
-
-def icj_prf(rows: list[dict[str, Any]], title: str) -> str:
-    """ICJ: precision, recall and F1 per family, one bar group per family and round."""
-    groups = [f"{r['family']}" + (f" r{r['round']}" if len({x['round'] for x in rows}) > 1 else "") for r in rows]
-    series = {m: ([r[m] for r in rows], [None] * len(rows)) for m in ("precision", "recall", "f1")}
-    return grouped_bars(groups, series, title, "pooled over targets", ymax=1.0)

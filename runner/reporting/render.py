@@ -7,6 +7,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from auditpacks.judges.figures import Cell
+
 
 def pct(value: Any, digits: int = 1) -> str:
     """0.1234 → '12.3%'; None or NaN → 'n/a'."""
@@ -46,13 +48,40 @@ def md_cell(value: Any) -> str:
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
+def cell(c: Cell) -> str:
+    """A table cell as text: a share as a percentage (``rate``: followed by its interval), an interval, a count
+    or text."""
+    if c.unit == "%":
+        return pct(c.value, c.digits)
+    if c.unit == "rate":
+        return f"{pct(c.value, c.digits)} {interval(c.interval)}"
+    if c.unit == "interval":
+        return interval(c.value)
+    return str(c.value)
+
+
+def cell_md(c: Cell) -> str:
+    return md_cell(c.value) if c.unit == "text" else cell(c)
+
+
+def md_line(cells: list[str]) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def md_rule(cells: list[str]) -> str:
+    """The Markdown line under a table's header."""
+    return "|" + "---|" * len(cells)
+
+
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("auditpacks.runner.reporting", "templates"),
                       autoescape=select_autoescape(enabled_extensions=("html.j2",), disabled_extensions=("md.j2",),
                                                   default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, signed_pct=signed_pct, interval=interval, number=number,
-                       figure_value=figure_value, md=md_cell)
+                       figure_value=figure_value, md=md_cell, cell=cell, cell_md=cell_md,
+                       md_line=md_line, md_rule=md_rule)
     return env
 
 

@@ -10,20 +10,23 @@ from typing import Any
 
 from markupsafe import Markup
 
+from auditpacks.core.registry import benchmark_of
+from auditpacks.judges.figures import Section
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
 
-BENCHMARKS = {"choice": "closed questions (Iustitia Marigonae style)", "jacite": "statute-citation grounding (jacite)",
-              "icj": "ICJ citation prediction", "generic": "other"}
+#: What the report calls a run that no benchmark's plugin reads.
+OTHER = "other"
 #: Scenarios shown per run in the drill-down; the rest are counted.
 MAX_SCENARIOS = 2000
 
 
 def comparisons_for(runs: list[LoadedRun]) -> list[dict[str, Any]]:
     """Every pair of runs on the same pack (and grader), first-given run as A."""
-    return [compare_runs(a, b) for a, b in combinations(runs, 2) if a.sha256 == b.sha256 and a.kind == b.kind]
+    return [compare_runs(a, b) for a, b in combinations(runs, 2) if a.sha256 == b.sha256
+            and benchmark_of(a.judge) == benchmark_of(b.judge)]
 
 
 def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | None = None,
@@ -40,35 +43,23 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
 
 def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scenarios: int,
                  plots_on: bool) -> dict[str, Any]:
-    record, summary = run.record, run.record.get("summary") or {}
+    record, summary = run.record, run.record.summary
+    part = run.report.section(run, 0) if run.report is not None else Section(per_round=True)
+    title = f"{run.model} on {run.pack.path.name}"
     section: dict[str, Any] = {
         "id": f"run{index + 1}", "label": run.label, "model": run.model, "pack": run.pack.path.name,
-        "sha256": run.sha256, "judge": run.judge, "kind": run.kind, "benchmark": BENCHMARKS[run.kind],
-        "provider": record.get("provider"), "started": record.get("started"), "rounds": len(run.rounds),
-        "headline": figures.headline_rows(run), "table": None, "plot": None,
-        "warnings": list(run.headline().get("warnings") or []) if run.kind == "choice" else [],
+        "sha256": run.sha256, "judge": run.judge, "benchmark": run.benchmark.title if run.benchmark else OTHER,
+        "provider": record.provider, "started": record.started, "rounds": len(run.rounds),
+        "headline": figures.headline_rows(run), "tables": part.tables, "warnings": part.warnings,
+        "plots": [Markup(plots.render(p, title)) for p in part.plots] if plots_on else [],
     }
     pairs = run.pairs(0)
-    verdicts = Counter(outcomes.outcome(run.kind, r) for _, r in pairs)
-    errors = [error_message(r) for _, r in pairs if outcomes.outcome(run.kind, r) == outcomes.ERROR]
+    verdicts = Counter(outcomes.outcome(r) for _, r in pairs)
+    errors = [error_message(r) for _, r in pairs if outcomes.outcome(r) == outcomes.ERROR]
     section["counts"] = {"scenarios": len(pairs), "verdicts": dict(verdicts.most_common()),
                          "commonest_error": Counter(errors).most_common(1)[0] if errors else None,
-                         "simpleaudit_score": summary.get("simpleaudit_score"),
-                         "tokens": (summary.get("tokens") or {}).get("total")}
-    title = f"{run.model} on {run.pack.path.name}"
-    if run.kind == "choice":
-        section["table"] = {"type": "question", "rows": figures.per_question(run)}
-        if plots_on and section["table"]["rows"]:
-            section["plot"] = Markup(plots.agreement_per_question(section["table"]["rows"], title))
-    elif run.kind == "jacite":
-        section["table"] = {"type": "language", "rows": figures.per_language(run)}
-        if plots_on and section["table"]["rows"]:
-            section["plot"] = Markup(plots.jacite_rates(section["table"]["rows"], title))
-    elif run.kind == "icj":
-        section["table"] = {"type": "family", "rows": figures.per_family(run)}
-        if plots_on and section["table"]["rows"]:
-            section["plot"] = Markup(plots.icj_prf(section["table"]["rows"], title))
-    section["per_round"] = _per_round(run) if len(run.rounds) > 1 and run.kind != "icj" else None
+                         "simpleaudit_score": summary.simpleaudit_score, "tokens": summary.tokens.get("total")}
+    section["per_round"] = _per_round(run) if len(run.rounds) > 1 and part.per_round else None
     section["scenarios"] = [_scenario(run, s, r, i, documents) for i, (s, r) in enumerate(pairs[:max_scenarios])]
     section["hidden"] = max(0, len(pairs) - max_scenarios)
     section["groups"] = sorted({row["group"] for row in section["scenarios"]})
@@ -76,7 +67,7 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
 
 
 def _per_round(run: LoadedRun) -> dict[str, Any]:
-    """Each round's headline figures side by side (a repeated run; ICJ's families are in its own table)."""
+    """Each round's headline figures side by side (a repeated run whose section does not already show them)."""
     rounds = [figures.headline_rows(run, i) for i in range(len(run.rounds))]
     names = [row["figure"] for row in rounds[0] if row["unit"] == "%"]
     values = [{row["figure"]: row for row in rows} for rows in rounds]
@@ -91,11 +82,11 @@ def _scenario(run: LoadedRun, scenario: dict[str, Any], result: dict[str, Any], 
         key = "doc-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
         documents.setdefault(key, text)
         doc_ids.append({"id": key, "size": len(text), "start": text[:60]})
-    word = outcomes.outcome(run.kind, result)
-    stability = [outcomes.outcome(run.kind, r) for r in _round_results(run, result.get("scenario_name"))]
-    return {"name": scenario["name"], "group": outcomes.group(run.kind, scenario), "outcome": word,
+    word = outcomes.outcome(result)
+    stability = [outcomes.outcome(r) for r in _round_results(run, result.get("scenario_name"))]
+    return {"name": scenario["name"], "group": outcomes.group(run.report, scenario), "outcome": word,
             "bad": word in outcomes.BAD, "severity": result.get("severity"),
-            "answer": outcomes.answer(run.kind, result), "prompt": outcomes.prompt(scenario, result),
+            "answer": outcomes.answer(run.report, result), "prompt": outcomes.prompt(scenario, result),
             "documents": doc_ids, "reply": outcomes.reply(result),
             "summary": (result.get("judgment") or {}).get("summary") or result.get("summary") or "",
             "cost": outcomes.cost(result), "stability": stability if len(stability) > 1 else []}

@@ -15,13 +15,11 @@ from typing import Any, Iterable, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json, sha256_file
-from auditpacks.judges.run_files import record_for
+from auditpacks.core.record import RunRecord
+from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
+from auditpacks.core.run_files import RECORD_SUFFIX, record_for
 from auditpacks.packs.pack import Pack, load_pack
 from auditpacks.runner.execution.engine import judge_module
-
-RECORD_SUFFIX = ".run.json"
-#: judge → the benchmark family whose figures, plots and comparisons a report shows.
-KINDS = {"choice": "choice", "choice_match": "choice", "grounding": "jacite", "citations": "icj"}
 
 
 @dataclass
@@ -29,22 +27,29 @@ class LoadedRun:
     """One run: its record, the results of each round (round 1 first) and its pack."""
 
     record_path: Path
-    record: dict[str, Any]
+    record: RunRecord
     rounds: list[list[dict[str, Any]]]
     pack: Pack
     _headlines: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def model(self) -> str:
-        return str(self.record.get("model") or self.record_path.name.removesuffix(RECORD_SUFFIX))
+        return self.record.model or self.record_path.name.removesuffix(RECORD_SUFFIX)
 
     @property
     def judge(self) -> str:
-        return str(self.record.get("judge") or "")
+        return self.record.judge
 
     @property
-    def kind(self) -> str:
-        return KINDS.get(self.judge, "generic")
+    def benchmark(self) -> Benchmark | None:
+        """The registry's benchmark whose figures, report section and comparison this run gets (None: none)."""
+        name = benchmark_of(self.judge)
+        return BENCHMARKS[name] if name else None
+
+    @cached_property
+    def report(self) -> Any:
+        """The benchmark's report module (``section``, ``headline``, ``answer``, ``group``), or None."""
+        return load(self.benchmark.report) if self.benchmark and self.benchmark.report else None
 
     @property
     def label(self) -> str:
@@ -52,7 +57,7 @@ class LoadedRun:
 
     @property
     def sha256(self) -> str:
-        return str((self.record.get("pack") or {}).get("sha256") or self.pack.sha256)
+        return self.record.pack.sha256
 
     @cached_property
     def scenarios(self) -> dict[str, dict[str, Any]]:
@@ -71,9 +76,9 @@ class LoadedRun:
 
     def unanswered(self, round_index: int = 0) -> list[dict[str, Any]]:
         """The round's selected scenarios that produced no result (the record's ``unanswered`` names)."""
-        rounds = self.record.get("rounds") or []
-        summary = (rounds[round_index].get("summary") if len(rounds) > 1 else None) or self.record.get("summary")
-        names = (summary or {}).get("unanswered") or []
+        rounds = self.record.rounds
+        summary = (rounds[round_index].summary if len(rounds) > 1 else None) or self.record.summary
+        names = summary.unanswered
         missing = [n for n in names if n not in self.scenarios]
         if missing:
             raise PackError(f"{self.record_path.name}: field unanswered names {missing[0]!r}, which is not a "
@@ -112,15 +117,6 @@ def record_paths(arguments: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def results_files(record_path: Path, record: Mapping[str, Any]) -> list[Path]:
-    """Each round's results file, round 1 first (a run without rounds: ``<model>.json`` beside it)."""
-    rounds = record.get("rounds") or []
-    names = [r.get("results") for r in rounds if isinstance(r, Mapping)]
-    if names and all(isinstance(n, str) for n in names):
-        return [record_path.parent / n for n in names]
-    return [record_path.with_name(record_path.name.removesuffix(RECORD_SUFFIX) + ".json")]
-
-
 class PackFinder:
     """Packs by sha256, from ``--pack`` files first, then next to the runs."""
 
@@ -137,17 +133,12 @@ class PackFinder:
             self._hashed[key] = sha256_file(path)
         return self._hashed[key]
 
-    def find(self, record_path: Path, record: Mapping[str, Any]) -> Pack:
-        ref = record.get("pack") or {}
-        sha, name = ref.get("sha256"), ref.get("name") or (record.get("parameters") or {}).get("pack")
-        if not isinstance(sha, str):
-            raise PackError(f"{record_path.name}: field pack.sha256 is missing; not a run record")
+    def find(self, record_path: Path, record: RunRecord) -> Pack:
+        sha, name = record.pack.sha256, record.pack.name
         if sha in self._by_sha:
             return self._by_sha[sha]
-        explicit = [ref.get("path"), record.get("pack_path")]
         folders = [record_path.parent, *list(record_path.parent.parents)[:3], Path.cwd()]
-        candidates = [Path(p) for p in explicit if isinstance(p, str)]
-        candidates += [where / str(name) for folder in folders if name for where in (folder, folder / "packs")]
+        candidates = [where / name for folder in folders for where in (folder, folder / "packs")]
         for candidate in candidates:
             if candidate.is_file() and self._sha(candidate) == sha:
                 self._by_sha[sha] = load_pack(candidate)
@@ -159,11 +150,9 @@ def load_runs(arguments: Iterable[str | Path], packs: Iterable[str | Path] = ())
     finder = PackFinder(packs)
     runs = []
     for record_path in record_paths(arguments):
-        record = read_json(record_path, "run record")
-        if not isinstance(record, dict):
-            raise PackError(f"{record_path.name}: not a run record (a JSON object expected)")
+        record = RunRecord.load(record_path)
         rounds = []
-        for path in results_files(record_path, record):
+        for path in record.results_files(record_path.parent):
             data = read_json(path, "results file")
             if not isinstance(data, Mapping) or not isinstance(data.get("results"), list):
                 raise PackError(f"{path.name}: not a simpleaudit results file (no results list)")

@@ -1,0 +1,27 @@
+"""Iustitia's paired comparison: micro and macro agreement (bootstrap over judgments) and McNemar's exact test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auditpacks.judges.compare import compare_choices, paired_row
+from auditpacks.judges.iustitia.agreement import tasks_from_scenarios
+
+
+def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Rows for (scenario, result A, result B) triples; scenarios without a reference answer are left out."""
+    tasks = {t["task_id"]: t for t in tasks_from_scenarios(s for s, _, _ in paired)}
+    rows = []
+    for scenario, ra, rb in paired:
+        task = tasks.get((scenario.get("metadata") or {}).get("task_id") or scenario["name"])
+        if task is None:  # ungraded: no reference answer
+            continue
+        accepted = set(task["accepted_options"])
+        rows.append({"cluster": task["verdict_id"], "question": task["question_id"],
+                     "a": (ra.get("judgment") or {}).get("choice") in accepted,
+                     "b": (rb.get("judgment") or {}).get("choice") in accepted})
+    stats = compare_choices(rows)
+    return [paired_row("micro agreement", stats["micro"], stats["mcnemar_p"], tested=True),
+            paired_row("macro agreement", stats["macro"]),
+            {"figure": "discordant tasks", "a": stats["a_only"], "b": stats["b_only"], "diff": None, "ci": None,
+             "p": stats["mcnemar_p"], "tested": True, "note": "right only in A / right only in B"}]

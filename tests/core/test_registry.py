@@ -1,0 +1,57 @@
+"""The registry: every benchmark plugin's modules exist and define the contract's functions; judges map to
+the benchmark whose figures, report and comparison their runs get."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from auditpacks.core.registry import (BENCHMARKS, CARD_RUNNER, GENERAL_JUDGES, JUDGES, benchmark_of, judge_flags, load,
+                                      owned_headline)
+
+#: What each role's module must define (the contract in docs/architecture.md).
+CONTRACT = {"builder": ("add_arguments", "build"), "report": ("headline", "section", "answer", "group"),
+            "score": ("add_arguments", "main"), "rescore": ("add_arguments", "main"),
+            "export": ("add_arguments", "main"), "registry": ("add_arguments", "main")}
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_entry_names_modules_that_define_the_contract(name):
+    bench = BENCHMARKS[name]
+    for role, functions in CONTRACT.items():
+        if getattr(bench, role):
+            module = load(getattr(bench, role))
+            assert all(callable(getattr(module, f, None)) for f in functions), (name, role)
+    for judge, path in bench.judges.items():
+        assert callable(load(path).make_judge) and callable(load(path).headline), judge
+    assert list(inspect.signature(load(bench.figures)).parameters) == ["h"]
+    assert list(inspect.signature(load(bench.paired.statistic)).parameters) == ["paired"]
+
+
+def test_judges_map_to_the_benchmark_that_reads_their_runs():
+    assert {judge: benchmark_of(judge) for judge in JUDGES} == {
+        "choice_match": "iustitia", "choice": "iustitia", "checklist": None, "grounding": "jacite",
+        "citations": "icj"}
+    assert benchmark_of("no such judge") is None
+    assert callable(GENERAL_JUDGES and load(GENERAL_JUDGES["checklist"]).figures)
+
+
+def test_owned_headline_is_the_owners_and_a_judge_nobody_owns_is_refused():
+    assert owned_headline("choice") is load("auditpacks.judges.iustitia.agreement:headline")
+    with pytest.raises(LookupError, match="checklist"):
+        owned_headline("checklist")
+
+
+def test_paired_methods_name_the_cluster_resampled():
+    assert {name: (b.paired.unit, b.paired.method) for name, b in BENCHMARKS.items()} == {
+        "jacite": ("question", "paired bootstrap over questions"),
+        "iustitia": ("judgment", "paired bootstrap over judgments; McNemar exact test on discordant tasks"),
+        "icj": ("target", "paired bootstrap over targets, pooled F1 recomputed per replicate")}
+
+
+def test_grader_flags_and_the_card_come_from_entries():
+    assert [(f.flag, f.option) for f in judge_flags()] == [("--grounding-mode", "mode"), ("--deleted-as", "deleted_as")]
+    card = BENCHMARKS[CARD_RUNNER].card
+    assert card.repo == "Kushtrim/iustitia-marigonae" and card.smoke_file.endswith("_smoke3.json")
+    assert [name for name, b in BENCHMARKS.items() if b.bundled] == ["jacite"]

@@ -1,0 +1,76 @@
+"""Iustitia's report section: per-question agreement, coverage as the card defines it (predictions given ÷
+tasks, as in the headline and the export) and valid answers shown apart."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from auditpacks.judges.iustitia.agreement import agreement, headline, tasks_from_scenarios
+from auditpacks.judges.iustitia.export import export_predictions
+from auditpacks.judges.iustitia.report import answer, per_question, section
+from tests.support.hand_runs import choice_result, error_result
+from tests.support.tiny_pack import write_pack
+
+
+class Run:
+    """A one-round run of (scenario, result) pairs, as the report reads it."""
+
+    def __init__(self, pairs):
+        self.rounds, self._pairs = [[r for _, r in pairs]], pairs
+
+    def pairs(self, round_index=0):
+        return self._pairs
+
+    def headline(self, round_index=0):
+        return headline(self._pairs)
+
+
+@pytest.fixture()
+def run(tmp_path) -> Run:
+    """Ten tiny closed questions (q{i % 5}); q0: one right, one answered off the options; q1: one reply with
+    no readable option, one ERROR; q2…q4: every answer right."""
+    scenarios = json.loads(write_pack(tmp_path / "tiny.json", 10, per_document=2).read_text(encoding="utf-8"))
+    special = {5: choice_result(scenarios[5], "maybe"), 1: choice_result(scenarios[1], None),
+               6: error_result(scenarios[6])}
+    return Run([(s, special.get(i) or choice_result(s, s["decision"]["accepted"][0]))
+                for i, s in enumerate(scenarios)])
+
+
+def test_per_question_coverage_counts_predictions_given_and_valid_answers_apart(run):
+    rows = {r["question"]: r for r in per_question(run)}
+    q0, q1 = rows["q0"], rows["q1"]
+    assert (q0["tasks"], q0["correct"], q0["agreement"]) == (2, 1, 0.5)
+    assert q0["coverage"] == 1.0 and q0["valid"] == 0.5  # "maybe" is a prediction, not one of the options
+    assert (q1["tasks"], q1["correct"], q1["coverage"], q1["valid"]) == (2, 0, 0.0, 0.0)  # no choice; an ERROR
+    assert all(rows[q]["coverage"] == rows[q]["valid"] == 1.0 for q in ("q2", "q3", "q4"))
+
+
+def test_report_headline_and_export_share_one_coverage(run):
+    head = run.headline()
+    assert head["coverage"] == 0.8  # 8 predictions given for 10 tasks
+    rows = per_question(run)
+    assert sum(r["coverage"] * r["tasks"] for r in rows) / sum(r["tasks"] for r in rows) == head["coverage"]
+    records, skipped = export_predictions({"results": [r for _, r in run.pairs()]},
+                                          {s["name"]: s["name"] for s, _ in run.pairs()})
+    assert len(records) == 8 and len(skipped) == 1 and None not in [r["choice"] for r in records]
+    scored = agreement(tasks_from_scenarios(s for s, _ in run.pairs()), {r["task_id"]: r["choice"] for r in records})
+    assert scored["coverage"] == head["coverage"] and scored["micro"] == head["micro"] == 0.7
+
+
+def test_section_is_a_table_a_plot_and_the_headline_warnings(run):
+    part = section(run)
+    (table,) = part.tables
+    assert [c.title for c in table.columns] == ["Question", "Tasks", "Correct", "Agreement",
+                                                "Judgment bootstrap 95%", "Coverage", "Valid answers"]
+    assert table.md_columns == ["Question", "Tasks", "Correct", "Agreement", "Judgment bootstrap 95%"]
+    assert [row[0].value for row in table.rows] == ["q0", "q1", "q2", "q3", "q4"]
+    (plot,) = part.plots
+    assert plot.kind == "dots" and plot.series["agreement"][0] == [0.5, 0.0, 1.0, 1.0, 1.0]
+    assert part.warnings == ["only 5 judgments: judgment-bootstrap intervals under-cover with few clusters"]
+
+
+def test_answer_words():
+    assert answer({"choice": "guilty", "choice_method": "label"}) == "chose guilty (label)"
+    assert answer({"choice": None}) == "no choice read"
