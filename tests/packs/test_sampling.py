@@ -1,0 +1,46 @@
+"""Seeded per-group sampling: at most n per group, input order kept, the draw fixed by the seed alone."""
+
+import pytest
+
+from auditpacks.packs.sampling import per_group
+
+ITEMS = [("a", 0), ("b", 1), ("a", 2), ("c", 3), ("a", 4), ("b", 5), ("a", 6)]
+
+
+def first(item):
+    return item[0]
+
+
+def test_groups_no_larger_than_n_are_kept_whole_in_input_order():
+    assert per_group(ITEMS, 4, seed=0, key=first) == ITEMS
+    assert per_group([], 2, seed=0, key=first) == []
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_each_group_gives_exactly_n_and_the_input_order_is_kept(seed):
+    chosen = per_group(ITEMS, 1, seed=seed, key=first)
+    assert sorted(k for k, _ in chosen) == ["a", "b", "c"]           # one of each group
+    assert [i for _, i in chosen] == sorted(i for _, i in chosen)    # in input order
+    assert ("c", 3) in chosen                                        # a group of one is always kept
+    assert set(chosen) <= set(ITEMS)
+
+
+def test_the_same_seed_draws_the_same_items_and_other_seeds_differ():
+    draws = {tuple(per_group(ITEMS, 2, seed=s, key=first)) for s in range(20)}
+    assert per_group(ITEMS, 2, seed=7, key=first) == per_group(ITEMS, 2, seed=7, key=first)
+    assert len(draws) > 1  # "a" has C(4,2) = 6 possible pairs, "b" keeps both
+
+
+def test_the_draw_does_not_depend_on_which_group_appears_first():
+    """Groups are visited in sorted order of their key's text, so moving a group earlier changes nothing."""
+    moved = [item for item in ITEMS if item[0] == "b"] + [item for item in ITEMS if item[0] != "b"]
+    for seed in range(10):
+        plain = per_group(ITEMS, 1, seed=seed, key=first)
+        reordered = per_group(moved, 1, seed=seed, key=first)
+        assert sorted(plain) == sorted(reordered)
+
+
+def test_keys_of_other_types_are_grouped_by_value():
+    items = [10, 9, 10, 9, 10]
+    chosen = per_group(items, 1, seed=3, key=lambda x: x)
+    assert sorted(chosen) == [9, 10]

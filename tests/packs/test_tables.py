@@ -1,0 +1,87 @@
+"""Local tables read as the files on disk are: JSONL and parquet rows, columns, and one-line errors."""
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auditpacks.core.errors import PackError
+from auditpacks.packs.tables import LocalTable
+
+
+def jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def parquet(path, rows):
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+def test_jsonl_rows_in_file_order_across_files(tmp_path):
+    a = jsonl(tmp_path / "a.jsonl", [{"id": 1, "x": "p"}, {"id": 2}])
+    b = jsonl(tmp_path / "b.jsonl", [{"id": 3, "x": "q"}])
+    table = LocalTable([a, b], "tasks")
+    assert table.columns is None  # JSONL has no schema
+    assert list(table.rows()) == [{"id": 1, "x": "p"}, {"id": 2}, {"id": 3, "x": "q"}]
+    assert list(table.rows(["x", "x", "missing"])) == [{"x": "p"}, {}, {"x": "q"}]
+
+
+def test_parquet_shards_rows_and_columns_in_first_seen_order(tmp_path):
+    a = parquet(tmp_path / "train-0.parquet", [{"id": 1, "x": "p"}, {"id": 2, "x": "q"}])
+    b = parquet(tmp_path / "train-1.parquet", [{"id": 3, "y": 1.5}])
+    table = LocalTable([a, b], "units")
+    assert table.columns == ["id", "x", "y"]
+    assert list(table.rows()) == [{"id": 1, "x": "p"}, {"id": 2, "x": "q"}, {"id": 3, "y": 1.5}]
+    assert list(table.rows(["x"])) == [{"x": "p"}, {"x": "q"}, {}]  # a shard without the column gives no key
+
+
+def test_many_rows_come_back_whole_across_record_batches(tmp_path):
+    rows = [{"n": i} for i in range(1000)]  # more than one 256-row batch
+    table = LocalTable([parquet(tmp_path / "big.parquet", rows)], "big")
+    assert [r["n"] for r in table.rows()] == list(range(1000))
+
+
+@pytest.mark.parametrize("names, message", [
+    ([], "tasks: no data files"),
+    (["a.jsonl", "b.parquet"], "tasks: mixed or unknown file formats (.jsonl, .parquet)"),
+    (["a.csv"], "tasks: mixed or unknown file formats (.csv)"),
+])
+def test_no_files_mixed_or_unknown_formats_are_refused(tmp_path, names, message):
+    with pytest.raises(PackError) as err:
+        LocalTable([tmp_path / n for n in names], "tasks")
+    assert str(err.value) == message
+
+
+def test_a_line_that_is_no_object_names_its_file_relative_to_the_source(tmp_path):
+    (tmp_path / "data").mkdir()
+    path = jsonl(tmp_path / "data" / "t.jsonl", [{"id": 1}, [1, 2]])
+    table = LocalTable([path], "tasks", root=tmp_path)
+    with pytest.raises(PackError) as err:
+        list(table.rows())
+    assert str(err.value) == "data/t.jsonl line 2: a list, not a JSON object"
+
+
+def test_invalid_json_is_one_line_naming_the_file(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"id": 1}\n{"id": \n', encoding="utf-8")
+    with pytest.raises(PackError) as err:
+        list(LocalTable([path], "tasks").rows())
+    assert str(err.value).startswith("t.jsonl: cannot read: t.jsonl line 2: invalid JSON")
+    assert "\n" not in str(err.value)
+
+
+def test_a_damaged_parquet_file_is_one_line_naming_it(tmp_path):
+    (tmp_path / "sub").mkdir()
+    bad = tmp_path / "sub" / "x.parquet"
+    bad.write_bytes(b"not parquet at all")
+    table = LocalTable([bad], "units", root=tmp_path)
+    with pytest.raises(PackError) as err:
+        table.columns
+    assert str(err.value).startswith("sub/x.parquet: cannot read: ")
+    with pytest.raises(PackError) as err:
+        list(table.rows())
+    assert str(err.value).startswith("sub/x.parquet: cannot read: ")
+    assert str(tmp_path) not in str(err.value)

@@ -1,0 +1,49 @@
+"""What a run checks before it sends anything: an empty pack, ERROR findings, and keys registered for redaction."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from auditpacks.core import redact
+from auditpacks.packs.checks import ERROR, WARN, Finding
+from auditpacks.runner.execution.admit import admit
+from auditpacks.runner.execution.config import RunConfig, RunError
+from auditpacks.runner.execution.scenario_source import open_pack
+from tests.support.tiny_pack import write_pack
+
+
+@pytest.fixture(autouse=True)
+def no_secrets():
+    redact.forget_all()
+    yield
+    redact.forget_all()
+
+
+def pack_like(scenarios=1, findings=()):
+    return SimpleNamespace(path=Path("some/dir/p.json"), scenarios=[object()] * scenarios, findings=list(findings))
+
+
+def test_a_checked_pack_is_admitted_and_the_keys_are_registered(tmp_path):
+    pack = open_pack(write_pack(tmp_path / "p.json", 3), check=True)
+    admit(pack, RunConfig(pack=tmp_path / "p.json", api_key="sk-target-123456", judge_api_key="sk-judge-654321"))
+    assert redact.redact("a sk-target-123456 b sk-judge-654321") == f"a {redact.KEY_MARK} b {redact.KEY_MARK}"
+
+
+def test_an_empty_pack_is_refused():
+    with pytest.raises(RunError) as err:
+        admit(pack_like(scenarios=0), RunConfig(pack=Path("p.json")))
+    assert str(err.value) == "p.json: the pack holds no scenario; nothing to run"
+
+
+def test_error_findings_are_counted_and_the_first_named():
+    findings = [Finding(WARN, "#0", "name", "short"), Finding(ERROR, "#1 'x'", "severity", "not a severity"),
+                Finding(ERROR, "#2", "category", "missing")]
+    with pytest.raises(RunError) as err:
+        admit(pack_like(findings=findings), RunConfig(pack=Path("p.json")))
+    assert str(err.value) == ("p.json: 2 ERROR finding(s), first: ERROR #1 'x' [severity]: not a severity; "
+                              "fix the pack (see auditpacks check) or run with --no-check")
+
+
+def test_warnings_alone_are_admitted():
+    admit(pack_like(findings=[Finding(WARN, "#0", "name", "short")]), RunConfig(pack=Path("p.json")))

@@ -1,0 +1,39 @@
+"""The loopback HTTP server: 127.0.0.1 only, a free port, attributes for its handlers, a clean stop."""
+
+import json
+import urllib.request
+from http.server import BaseHTTPRequestHandler
+
+import pytest
+
+from auditpacks.runner.serving.loopback import LoopbackServer
+
+
+class Echo(BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802
+        body = json.dumps({"path": self.path, "greeting": self.server.greeting}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_serves_on_loopback_with_attributes_for_the_handler():
+    with LoopbackServer(Echo, greeting="hello") as server:
+        assert server.url.startswith("http://127.0.0.1:") and not server.url.endswith(":0")
+        with urllib.request.urlopen(server.url + "/x?y=1", timeout=5) as resp:
+            assert json.loads(resp.read()) == {"path": "/x?y=1", "greeting": "hello"}
+
+
+def test_after_stop_the_port_is_closed_and_url_is_refused():
+    server = LoopbackServer(Echo, greeting="").start()
+    url = server.url
+    server.stop()
+    server.stop()  # twice is harmless
+    with pytest.raises(RuntimeError, match="the server is not running"):
+        server.url
+    with pytest.raises(OSError):
+        urllib.request.urlopen(url, timeout=2)

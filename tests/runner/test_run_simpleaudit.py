@@ -1,0 +1,79 @@
+"""``runner/run_simpleaudit.py``: the benchmark cards' runner, as a plain script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from auditpacks.runner.cli.main import main
+from tests.support.paths import ROOT
+
+SCRIPT = ROOT / "runner" / "run_simpleaudit.py"
+
+
+def script(*argv: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *argv], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=600)
+
+
+def test_without_a_pack_and_offline_it_says_what_to_do(tmp_path):
+    done = script("--smoke", "--target", "gpt-4o-mini", cwd=tmp_path,
+                  env={"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "hf:Kushtrim/iustitia-marigonae" in lines[0]
+    assert "hf auth login" in lines[0] and "--pack" in lines[0]
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.model
+def test_smoke_on_a_local_pack_writes_results_like_the_card(tmp_path, embedded_model):
+    pack = tmp_path / "jacite.json"
+    assert main(["build", "jacite", "--out", str(pack)]) == 0
+    done = script("--smoke", "--pack", str(pack), "--target", "smollm2", "--base-url", embedded_model.base_url,
+                  "--api-key", "local", "--max-tokens", "16", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "judge grounding" in done.stdout
+    saved = json.loads((tmp_path / "results" / "jacite" / "smollm2.json").read_text())
+    assert len(saved["results"]) == 3
+
+
+def dead_endpoint() -> str:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_an_unreachable_hub_is_reported_in_one_line_without_retries(tmp_path):
+    done = script("--smoke", "--target", "gpt-4o-mini", cwd=tmp_path,
+                  env={"HF_ENDPOINT": dead_endpoint(), "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0"})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach 127.0.0.1" in lines[0]
+    assert "hf auth login" in lines[0] and "--pack" in lines[0] and "auditpacks build jacite" in lines[0]
+
+
+def test_a_locally_built_iustitia_pack_is_used_without_the_hub(tmp_path):
+    fixtures = ROOT / "tests" / "fixtures" / "iustitia"
+    assert main(["build", "iustitia", "--source", str(fixtures), "--out", str(tmp_path / "iustitia.json")]) == 0
+    # no server either: the run stops at the target, after the pack was found locally
+    done = script("--smoke", "--target", "m", "--base-url", dead_endpoint() + "/v1", "--api-key", "k", cwd=tmp_path,
+                  env={"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
+    assert done.returncode == 2
+    assert "run_simpleaudit: pack iustitia.json" in done.stderr
+    assert "hf:Kushtrim" not in done.stderr
+
+
+def test_decision_openrouter_honours_base_url():
+    from auditpacks.runner.targets.decision import make_decision_target
+
+    target = make_decision_target("openrouter", "typesafe/jev", base_url="http://127.0.0.1:9/api/v1", api_key="k")
+    assert target.url == "http://127.0.0.1:9/api/v1/systemone"
+    assert make_decision_target("openrouter", "m", api_key="k").url == "https://openrouter.ai/api/v1/systemone"
