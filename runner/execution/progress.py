@@ -1,21 +1,28 @@
 """Progress of a run: a live bar on a terminal, plain lines elsewhere (CI logs).
 
 Scenarios reused from the journal count as done from the start (and their errors
-and tokens are counted); the rate and the ETA use only the scenarios run now.
+and tokens are counted); the rate and the ETA use only the scenarios run now. With a
+``plan`` path, each start writes there how many scenarios the run has to finish, how many
+were reused and when it started: with the journal, that is what ``auditpacks status`` reads.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+from auditpacks.core.io import atomic_write_text
 
 
 class ProgressPrinter:
     """Counts finished scenarios, errors, skips and tokens; shows rate and ETA."""
 
-    def __init__(self, total: int, *, show: bool | None = None, stream=None) -> None:
+    def __init__(self, total: int, *, show: bool | None = None, stream=None, plan: Path | None = None) -> None:
         self.total = total
+        self.plan = plan
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if show is None else show and self.stream.isatty()
         self.quiet = show is False
@@ -40,6 +47,9 @@ class ProgressPrinter:
             self._count(result)
         self.resumed = self.done
         self._start = time.monotonic()
+        if self.plan is not None:
+            atomic_write_text(self.plan, json.dumps({"total": self.total, "resumed": self.resumed,
+                                                     "started": time.time()}) + "\n")
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, info=self.info())
         elif self.resumed and not self.quiet:

@@ -23,6 +23,7 @@ from typing import Any, Iterator, Sequence
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
+from auditpacks.core.run_files import progress_name
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.admit import admit
@@ -198,7 +199,8 @@ def run(config: RunConfig) -> RunRecord:
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
-        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
+        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
+                                      plan=out / progress_name(slug)) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats = target.stats() if target is not None else None
