@@ -43,11 +43,12 @@ outside_job() {  # submitting from inside a job would queue copies of the whole 
   [ -z "${SLURM_JOB_ID:-}" ] || die "$STEP submits jobs: run it with bash on a login node, not with sbatch or inside job $SLURM_JOB_ID"
 }
 
-finished() {  # shard $1 wrote its run file after its last journal line
-  local dir=$RUNS/shard-$1 run journal
-  run=$(ls "$dir"/*.run.json 2>/dev/null | head -n 1) || true
-  journal=$(ls "$dir"/*.journal.jsonl 2>/dev/null | head -n 1) || true
-  [ -n "$run" ] && { [ -z "$journal" ] || ! [ "$journal" -nt "$run" ]; }
+finished() {  # shard $1 wrote a run file no older than its journal
+  local run
+  for run in "$RUNS/shard-$1"/*.run.json; do
+    if [ -f "$run" ] && ! [ "${run%.run.json}.journal.jsonl" -nt "$run" ]; then return 0; fi
+  done
+  return 1
 }
 
 submit_merge() {  # $1: the afterok dependency list (empty: none)

@@ -25,7 +25,7 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.core.run_files import progress_name
 from auditpacks.runner.execution import selection as select
-from auditpacks.runner.execution import shard
+from auditpacks.runner.execution import readiness, shard
 from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
@@ -186,6 +186,7 @@ def run(config: RunConfig) -> RunRecord:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.monotonic()
+    readiness.gate(config)
     with endpoint(config) as ep:
         model = config.target if config.decision else ep.model
         if not config.decision:
@@ -196,7 +197,8 @@ def run(config: RunConfig) -> RunRecord:
                               roles=roles)
         out = run_folder(config.out, config.pack)
         slug = model_stem(model)
-        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
+        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
+                                         served=readiness.endpoint_identity(config, model, digest, cache))
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
