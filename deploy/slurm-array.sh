@@ -1,7 +1,7 @@
 #!/bin/bash
 # auditpacks on SLURM: a job array runs the shards, a dependent job merges them.
 #
-#   bash deploy/slurm-array.sh submit deploy/settings.env   # the array 1-SHARDS, then the merge (afterok)
+#   bash deploy/slurm-array.sh submit deploy/settings.env   # the servers (SERVERS > 0), the array 1-SHARDS, the merge
 #   bash deploy/slurm-array.sh rerun deploy/settings.env    # the shards that did not finish, and a new merge
 #   auditpacks status $SHARED/runs/shard-*                  # every shard's progress, while they run
 #
@@ -11,14 +11,17 @@
 # SHARED must be a file system every node sees (NFS, Lustre, ...). Shard i writes
 # $SHARED/runs/shard-i and resumes from its journal when it starts again (rerun, --requeue).
 # A shard whose scenarios ended in ERROR still succeeds (the merge reports them); only bad
-# input or a crash fails it.
+# input or a crash fails it. With SERVERS > 0, submit first starts that many inference servers
+# (SERVER=vllm or llamacpp serving MODEL as TARGET, one array task each); each writes its own
+# URL (its node's name) into ENDPOINTS while it runs, the shards start once every server has
+# started and wait for them to be ready (--wait-ready in RUN_FLAGS), and the merge stops them.
 #SBATCH --cpus-per-task=2
 #SBATCH --mem=2G
 #SBATCH --time=24:00:00
 #SBATCH --requeue
 set -euo pipefail
 
-SETTING_KEYS=" SHARDS SHARED PACK TARGET PROVIDER ENDPOINTS CONCURRENCY RUN_FLAGS AUDITPACKS JOB_NAME "
+SETTING_KEYS=" SHARDS SHARED PACK TARGET PROVIDER ENDPOINTS CONCURRENCY RUN_FLAGS AUDITPACKS JOB_NAME SERVERS SERVER MODEL SERVER_PORT SERVER_FLAGS SERVER_SBATCH "
 EXIT_INCOMPLETE=3  # auditpacks run: finished, with ERROR scenarios (or nothing selected): the merge reports it
 
 die() { echo "slurm-array.sh: $*" >&2; exit 2; }
@@ -27,6 +30,7 @@ read_settings() {  # KEY=VALUE lines, each value taken literally (as kubectl cre
   local file=$1 line key number=0
   [ -f "$file" ] && [ -r "$file" ] || die "$file: cannot read the settings file"
   SHARDS= SHARED= PACK= TARGET= PROVIDER= ENDPOINTS= CONCURRENCY= RUN_FLAGS= AUDITPACKS=auditpacks JOB_NAME=auditpacks
+  SERVERS=0 SERVER=vllm MODEL= SERVER_PORT=8000 SERVER_FLAGS= SERVER_SBATCH=
   while IFS= read -r line || [ -n "$line" ]; do
     number=$((number + 1))
     case "$line" in '' | '#'*) continue ;; esac
@@ -36,6 +40,10 @@ read_settings() {  # KEY=VALUE lines, each value taken literally (as kubectl cre
   done < "$file"
   [[ "$SHARDS" =~ ^[1-9][0-9]*$ ]] || die "$file: SHARDS must be a whole number of at least 1, got '$SHARDS'"
   [ -n "$SHARED" ] && [ -n "$PACK" ] || die "$file: SHARED and PACK must be set"
+  [[ "$SERVERS" =~ ^[0-9]+$ ]] || die "$file: SERVERS must be a whole number, got '$SERVERS'"
+  if [ "$SERVERS" -gt 0 ] && { [ -z "$MODEL" ] || [ -z "$ENDPOINTS" ]; }; then
+    die "$file: SERVERS > 0 needs MODEL (the weights to serve) and ENDPOINTS (where their URLs go)"
+  fi
   RUNS=$SHARED/runs
 }
 
@@ -58,9 +66,21 @@ submit_merge() {  # $1: the afterok dependency list (empty: none)
     --export=ALL "$0" merge "$RUNS/settings.env"
 }
 
-submit_shards() {  # $1: the array's task list; prints the array's job id
-  sbatch --parsable --array="$1" --job-name="$JOB_NAME-shards" --output="$RUNS/logs/shard-%a-%A.log" \
-    --export=ALL "$0" run "$RUNS/settings.env"
+submit_shards() {  # $1: the array's task list, $2: a dependency (or empty); prints the array's job id
+  sbatch --parsable --array="$1" ${2:+--dependency="$2"} --job-name="$JOB_NAME-shards" \
+    --output="$RUNS/logs/shard-%a-%A.log" --export=ALL "$0" run "$RUNS/settings.env"
+}
+
+submit_servers() {  # prints the server array's job id
+  local flags
+  read -r -a flags <<<"$SERVER_SBATCH"
+  sbatch --parsable --array="1-$SERVERS" --job-name="$JOB_NAME-servers" --output="$RUNS/logs/server-%a-%A.log" \
+    "${flags[@]}" --export=ALL "$0" serve "$RUNS/settings.env"
+}
+
+write_endpoints() {  # ENDPOINTS: the URLs of the servers running now, rewritten whole under a lock
+  flock "$RUNS/endpoints.d/.lock" sh -c 'cat "$1"/endpoints.d/server-* > "$2.new" 2>/dev/null; mv "$2.new" "$2"' \
+    sh "$RUNS" "$ENDPOINTS"
 }
 
 STEP=${1:-}
@@ -73,7 +93,13 @@ case "$STEP" in
       die "$RUNS/settings.env: a run with other settings is there; rerun it (bash $0 rerun $2) or set another SHARED"
     fi
     cp "$2" "$RUNS/settings.env"
-    array=$(submit_shards "1-$SHARDS")
+    after=
+    if [ "$SERVERS" -gt 0 ]; then
+      servers=$(submit_servers)
+      after="after:$servers"
+      echo "submitted $SERVERS inference server(s) as job $servers"
+    fi
+    array=$(submit_shards "1-$SHARDS" "$after")
     merge=$(submit_merge "$array")
     echo "submitted shards 1-$SHARDS as job $array and the merge as job $merge (after every shard succeeded)"
     ;;
@@ -91,7 +117,7 @@ case "$STEP" in
     done
     if [ ${#again[@]} -gt 0 ]; then
       list=$(IFS=,; echo "${again[*]}")
-      waits+=("$(submit_shards "$list")")
+      waits+=("$(submit_shards "$list" "")")
       echo "resubmitted shards $list as job ${waits[-1]}"
     fi
     merge=$(submit_merge "$(IFS=:; echo "${waits[*]}")")
@@ -118,7 +144,25 @@ case "$STEP" in
     read_settings "${2:?usage: sbatch $0 merge SETTINGS_FILE}"
     shards=()
     for ((i = 1; i <= SHARDS; i++)); do shards+=("$RUNS/shard-$i"); done
-    exec "$AUDITPACKS" merge "${shards[@]}" --pack "$PACK" --out "$RUNS/merged"
+    status=0
+    "$AUDITPACKS" merge "${shards[@]}" --pack "$PACK" --out "$RUNS/merged" || status=$?
+    [ "$SERVERS" -eq 0 ] || scancel --name="$JOB_NAME-servers"  # the shards are done with them
+    exit "$status"
     ;;
-  *) die "usage: bash $0 submit|rerun SETTINGS_FILE   (the jobs it submits run: $0 run|merge SETTINGS_FILE)" ;;
+  serve)
+    read_settings "${2:?usage: sbatch $0 serve SETTINGS_FILE}"
+    i=${SLURM_ARRAY_TASK_ID:?serve is an array task: submit it with bash $0 submit}
+    mkdir -p "$RUNS/endpoints.d"
+    echo "http://$(hostname -f):$SERVER_PORT/v1" > "$RUNS/endpoints.d/server-$i"
+    write_endpoints
+    trap 'rm -f "$RUNS/endpoints.d/server-$i"; write_endpoints' EXIT
+    trap 'exit 143' TERM
+    read -r -a flags <<<"$SERVER_FLAGS"
+    case "$SERVER" in
+      vllm) vllm serve "$MODEL" --served-model-name "$TARGET" --host 0.0.0.0 --port "$SERVER_PORT" "${flags[@]}" ;;
+      llamacpp) llama-server --model "$MODEL" --alias "$TARGET" --host 0.0.0.0 --port "$SERVER_PORT" "${flags[@]}" ;;
+      *) die "SERVER must be vllm or llamacpp, got '$SERVER'" ;;
+    esac
+    ;;
+  *) die "usage: bash $0 submit|rerun SETTINGS_FILE   (the jobs it submits run: $0 serve|run|merge SETTINGS_FILE)" ;;
 esac

@@ -78,6 +78,7 @@ class RunConfig:
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
     batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
+    log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
 
     @property

@@ -202,7 +202,7 @@ def run(config: RunConfig) -> RunRecord:
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
-                                      plan=out / progress_name(slug)) as progress:
+                                      plan=out / progress_name(slug), log=config.log_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats = target.stats() if target is not None else None

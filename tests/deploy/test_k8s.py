@@ -1,4 +1,4 @@
-"""The Kubernetes files: valid against the API schema, the shard pod's script, and the wait that also stops on failure."""
+"""The Kubernetes files: valid against the API schema, the shard pod's script, the wait that stops on failure."""
 
 from __future__ import annotations
 

@@ -109,3 +109,32 @@ def test_rerun_resubmits_only_unfinished_shards_and_the_merge_waits_for_them(clu
     assert "--array=3 " in array
     merge = next(c for c in rerun if c.startswith("sbatch") and "merge" in c)
     assert "--dependency=afterok:101_2:103 " in merge
+
+
+def test_servers_start_first_and_the_shards_wait_for_them(cluster):
+    script, calls, settings, shared = cluster
+    settings.write_text(settings.read_text().replace("ENDPOINTS=\n", f"ENDPOINTS={shared}/endpoints.txt\n")
+                        + "SERVERS=2\nMODEL=/models/qwen3-8b\nSERVER_SBATCH=--gres=gpu:1\n")
+    done = script("submit", str(settings))
+    assert done.returncode == 0, done.stderr
+    servers, shards, merge = calls()
+    assert "--array=1-2 " in servers and "--gres=gpu:1" in servers and servers.endswith("serve " + str(
+        shared / "runs" / "settings.env"))
+    assert "--dependency=after:101 " in shards and "--dependency=afterok:102 " in merge
+
+
+def test_a_server_writes_its_own_url_while_it_runs(cluster, tmp_path):
+    script, calls, settings, shared = cluster
+    settings.write_text(settings.read_text().replace("ENDPOINTS=\n", f"ENDPOINTS={shared}/endpoints.txt\n")
+                        + "SERVERS=2\nSERVER=vllm\nMODEL=/models/qwen3-8b\nSERVER_PORT=8123\n")
+    (shared / "runs" / "endpoints.d").mkdir(parents=True)
+    (shared / "runs" / "endpoints.d" / "server-1").write_text("http://gpu1:8123/v1\n")  # another one, running
+    vllm = tmp_path / "bin" / "vllm"
+    vllm.write_text('#!/bin/bash\necho "vllm $*" >> "$LOG"; cat "$ENDPOINTS_FILE" >> "$LOG"\n')
+    vllm.chmod(0o755)
+    done = script("serve", str(settings), SLURM_ARRAY_TASK_ID="2", ENDPOINTS_FILE=f"{shared}/endpoints.txt")
+    assert done.returncode == 0, done.stderr
+    host = subprocess.run(["hostname", "-f"], capture_output=True, text=True).stdout.strip()
+    assert calls() == ["vllm serve /models/qwen3-8b --served-model-name m:1 --host 0.0.0.0 --port 8123",
+                       "http://gpu1:8123/v1", f"http://{host}:8123/v1"]
+    assert (shared / "endpoints.txt").read_text() == "http://gpu1:8123/v1\n"  # gone again once it stopped

@@ -78,7 +78,8 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     settings = tmp_path / "settings.env"
     settings.write_text(f"SHARDS=2\nSHARED={shared}\nPACK={pack}\nTARGET=smollm2\nPROVIDER=llamacpp\n"
                         f"ENDPOINTS={shared / 'endpoints.txt'}\nCONCURRENCY=1\n"
-                        f"RUN_FLAGS=--max-tokens 24 --cache {shared / 'cache'}\nAUDITPACKS={CLI}\n")
+                        f"RUN_FLAGS=--max-tokens 24 --cache {shared / 'cache'} --wait-ready 60 --log-progress\n"
+                        f"AUDITPACKS={CLI}\n")
 
     def script(step: str) -> str:
         done = subprocess.run(["bash", SCRIPT, step, settings], env=cluster.env, capture_output=True, text=True)
@@ -105,7 +106,7 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
 
     logs = {p.name: p.read_text() for p in (runs / "logs").iterdir()}
     rerun_log = next(text for name, text in logs.items() if name.startswith("shard-1-") and "resumed" in text)
-    assert "resumed from the journal" in rerun_log
+    assert re.search(r"Z \[\d/\d\] resumed from the journal", rerun_log)  # --log-progress, from RUN_FLAGS
     merged = runs / "merged" / "smollm2.json"
     assert merged.is_file(), "\n".join(f"--- {name}\n{text}" for name, text in logs.items())
 
