@@ -24,8 +24,8 @@ from tests.support.slurm_cluster import SlurmCluster, unavailable
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "slurm-array.sh"
 CLI = Path(sys.executable).with_name("auditpacks")
-MODEL_FLAGS = ("--target", "smollm2", "--provider", "llamacpp", "--max-tokens", "24")
-PACK_SIZE = 8
+MODEL_FLAGS = ("--target", "smollm2", "--provider", "llamacpp", "--max-tokens", "16")
+PACK_SIZE = 6
 
 
 def skip(reason: str) -> None:
@@ -78,7 +78,7 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     settings = tmp_path / "settings.env"
     settings.write_text(f"SHARDS=2\nSHARED={shared}\nPACK={pack}\nTARGET=smollm2\nPROVIDER=llamacpp\n"
                         f"ENDPOINTS={shared / 'endpoints.txt'}\nCONCURRENCY=1\n"
-                        f"RUN_FLAGS=--max-tokens 24 --cache {shared / 'cache'} --wait-ready 60 --log-progress\n"
+                        f"RUN_FLAGS=--max-tokens 16 --cache {shared / 'cache'} --wait-ready 60 --log-progress\n"
                         f"AUDITPACKS={CLI}\n")
 
     def script(step: str) -> str:
@@ -89,7 +89,7 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     submitted = script("submit")
     array, first_merge = re.search(r"as job (\d+) and the merge as job (\d+)", submitted).groups()
     runs = shared / "runs"
-    wait_for(lambda: journal_entries(runs / "shard-1") >= 1, 120, "shard 1's first finished scenario")
+    wait_for(lambda: journal_entries(runs / "shard-1") >= 1, 300, "shard 1's first finished scenario")
     cluster.run("scancel", f"{array}_1")
 
     def queued() -> list[str]:
@@ -102,7 +102,7 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     rerun = script("rerun")
     assert "resubmitted shards 1 as job" in rerun
     assert first_merge not in cluster.run("squeue", "--noheader", "--format=%i").split()  # the stuck merge is gone
-    wait_for(lambda: not queued(), 180, "the rerun and the merge to end")
+    wait_for(lambda: not queued(), 400, "the rerun and the merge to end")
 
     logs = {p.name: p.read_text() for p in (runs / "logs").iterdir()}
     rerun_log = next(text for name, text in logs.items() if name.startswith("shard-1-") and "resumed" in text)
