@@ -21,7 +21,8 @@
 #SBATCH --requeue
 set -euo pipefail
 
-SETTING_KEYS=" SHARDS SHARED PACK TARGET PROVIDER ENDPOINTS CONCURRENCY RUN_FLAGS AUDITPACKS JOB_NAME SERVERS SERVER MODEL SERVER_PORT SERVER_FLAGS SERVER_SBATCH "
+SETTING_KEYS=" SHARDS SHARED PACK TARGET PROVIDER ENDPOINTS CONCURRENCY RUN_FLAGS AUDITPACKS JOB_NAME"
+SETTING_KEYS+=" SERVERS SERVER MODEL SERVER_PORT SERVER_FLAGS SERVER_SBATCH "
 EXIT_INCOMPLETE=3  # auditpacks run: finished, with ERROR scenarios (or nothing selected): the merge reports it
 
 die() { echo "slurm-array.sh: $*" >&2; exit 2; }
@@ -35,7 +36,8 @@ read_settings() {  # KEY=VALUE lines, each value taken literally (as kubectl cre
     number=$((number + 1))
     case "$line" in '' | '#'*) continue ;; esac
     key=${line%%=*}
-    [[ "$line" == *=* && "$SETTING_KEYS" == *" $key "* ]] || die "$file: line $number: not one of the settings (KEY=VALUE, KEY one of$SETTING_KEYS)"
+    [[ "$line" == *=* && "$SETTING_KEYS" == *" $key "* ]] ||
+      die "$file: line $number: not one of the settings (KEY=VALUE, KEY one of$SETTING_KEYS)"
     printf -v "$key" '%s' "${line#*=}"
   done < "$file"
   [[ "$SHARDS" =~ ^[1-9][0-9]*$ ]] || die "$file: SHARDS must be a whole number of at least 1, got '$SHARDS'"
@@ -48,7 +50,8 @@ read_settings() {  # KEY=VALUE lines, each value taken literally (as kubectl cre
 }
 
 outside_job() {  # submitting from inside a job would queue copies of the whole pipeline
-  [ -z "${SLURM_JOB_ID:-}" ] || die "$STEP submits jobs: run it with bash on a login node, not with sbatch or inside job $SLURM_JOB_ID"
+  [ -z "${SLURM_JOB_ID:-}" ] ||
+    die "$STEP submits jobs: run it with bash on a login node, not with sbatch or inside job $SLURM_JOB_ID"
 }
 
 finished() {  # shard $1 wrote a run file no older than its journal
@@ -108,7 +111,8 @@ case "$STEP" in
     read_settings "${2:?usage: bash $0 rerun SETTINGS_FILE}"
     read_settings "$RUNS/settings.env"  # the settings the run was submitted with
     scancel --name="$JOB_NAME-merge" --state=PENDING  # a merge waiting on a shard that failed never starts
-    queued=$(squeue --noheader --array --name="$JOB_NAME-shards" --format='%K %i' || die "squeue failed")
+    queued=$(squeue --noheader --array --states=PENDING,CONFIGURING,RUNNING,REQUEUED,SUSPENDED \
+      --name="$JOB_NAME-shards" --format='%K %i') || die "squeue failed"
     again=() waits=()
     for ((i = 1; i <= SHARDS; i++)); do
       job=$(awk -v i="$i" '$1 == i { print $2; exit }' <<<"$queued")
