@@ -89,3 +89,13 @@ def test_the_served_model_not_the_url_identifies_the_endpoint(tmp_path):
     with FakeOpenAI() as other:
         other.served = {"id": "fake", "object": "model", "meta": {"n_params": 2000, "size": 20}}  # other weights
         assert run_here(pack, out, other.base_url, "--limit", "3") == 2
+
+
+def test_a_cache_only_replay_keeps_the_served_identity(tmp_path):
+    pack = write_pack(tmp_path / "p.json", 3)
+    cache = tmp_path / "cache"
+    with FakeOpenAI() as server:
+        url = server.base_url
+        assert run_here(pack, tmp_path / "live", url, "--cache", str(cache)) == 0
+    assert run_here(pack, tmp_path / "replay", url, "--cache", str(cache), "--cache-only") == 0  # server gone
+    assert run_file(tmp_path / "replay")["fingerprint"] == run_file(tmp_path / "live")["fingerprint"]
