@@ -99,3 +99,21 @@ def test_a_cache_only_replay_keeps_the_served_identity(tmp_path):
         assert run_here(pack, tmp_path / "live", url, "--cache", str(cache)) == 0
     assert run_here(pack, tmp_path / "replay", url, "--cache", str(cache), "--cache-only") == 0  # server gone
     assert run_file(tmp_path / "replay")["fingerprint"] == run_file(tmp_path / "live")["fingerprint"]
+
+
+def test_a_replica_that_finishes_loading_mid_run_takes_documents(tmp_path):
+    from tests.support.fake_openai import default_answer
+
+    def slow(model, messages):
+        time.sleep(0.25)
+        return default_answer(model, messages)
+
+    pack = write_pack(tmp_path / "p.json", 40, per_document=1)  # 40 documents, a quarter second each
+    with FakeOpenAI(answer=slow) as up, FakeOpenAI(answer=slow) as late:
+        late.loading = True
+        later(3.0, lambda: setattr(late, "loading", False))  # while the run has started
+        assert run_here(pack, tmp_path / "run", up.base_url, "--base-url", late.base_url,
+                        "--wait-ready", "30", "--concurrency", "2", "--max-retries", "0") == 0
+    endpoints = {e["base_url"]: e for e in run_file(tmp_path / "run")["performance"]["endpoints"]}
+    assert endpoints[late.base_url]["failed"] is None and endpoints[late.base_url]["documents"] > 0
+    assert endpoints[up.base_url]["documents"] + endpoints[late.base_url]["documents"] == 40
