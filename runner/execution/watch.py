@@ -77,13 +77,14 @@ def run_progress(journal: Path, name: str, *, now: float | None = None) -> Progr
 
 
 def folder_progress(folder: Path, *, now: float | None = None) -> list[Progress]:
-    """One entry per run in ``folder`` (its name, or name/model when the folder holds several)."""
+    """One entry per run in ``folder`` (its name, or name/model when the folder holds several); a folder that
+    does not exist yet, or holds no journal, is a run that has not started."""
     folder = Path(folder)
-    if not folder.is_dir():
+    if folder.exists() and not folder.is_dir():
         raise UserError(f"{folder}: not a folder")
-    journals = sorted(folder.glob("*" + JOURNAL_SUFFIX))
+    journals = sorted(folder.glob("*" + JOURNAL_SUFFIX)) if folder.exists() else []
     if not journals:
-        return [Progress(folder.name, 0, None, 0, None, None, False)]  # not started yet
+        return [Progress(folder.name, 0, None, 0, None, None, False)]  # not started yet (a shard still queued)
     named = (lambda j: folder.name) if len(journals) == 1 else (lambda j: f"{folder.name}/{stem_of(j)}")
     return [run_progress(j, named(j), now=now) for j in journals]
 

@@ -99,6 +99,12 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     assert journal_entries(runs / "shard-1") < PACK_SIZE // 2  # cancelled mid-run
     assert any(line.startswith(first_merge + " Dependency") for line in queued())  # waits on a shard that failed
 
+    watched = subprocess.run([CLI, "status", runs / "shard-1", runs / "shard-2", "--json"], capture_output=True,
+                             text=True, check=True)
+    shard_1 = json.loads(watched.stdout)["runs"][0]
+    assert shard_1["name"] == "shard-1" and shard_1["total"] == PACK_SIZE // 2 and not shard_1["finished"]
+    assert 1 <= shard_1["done"] < PACK_SIZE // 2
+
     rerun = script("rerun")
     assert "resubmitted shards 1 as job" in rerun
     assert first_merge not in cluster.run("squeue", "--noheader", "--format=%i").split()  # the stuck merge is gone

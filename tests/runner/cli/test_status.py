@@ -38,6 +38,15 @@ def test_status_json(tmp_path, capsys):
     assert 0.005 < data["total"]["rate"] < 0.02  # 1 in about 100 s
 
 
-def test_status_of_a_missing_folder_is_one_line(tmp_path, capsys):
-    assert main(["status", str(tmp_path / "nope")]) == 2
+def test_a_shard_not_started_yet_has_a_line_and_the_total_no_eta(tmp_path, capsys):
+    write_shard(tmp_path / "shard-1", ["a"], 2)
+    assert main(["status", str(tmp_path / "shard-1"), str(tmp_path / "shard-2")]) == 0  # shard 2: still queued
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["shard-2", "0/?", "0", "errors", "-", "eta", "-"]
+    assert lines[2].split()[:2] == ["total", "1/?"] and lines[2].endswith("eta -")
+
+
+def test_status_of_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    assert main(["status", str(tmp_path / "file")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
