@@ -5,8 +5,9 @@
     python3 scripts/bootstrap.py test    # run the test suite (the embedded model included)
 
 The environment lives in .venv (created once, then reused); set AUDITPACKS_VENV to put it elsewhere.
-The report's browser test needs Chromium: on Debian or Ubuntu, ``test`` installs the ``chromium``
-package with apt-get when no chromium is on the PATH (as root, else through sudo).
+The report's browser test needs Chromium and the SLURM test a one-node cluster: on Debian or Ubuntu,
+``test`` installs the ``chromium`` package, and ``slurm-wlm`` and ``munge``, with apt-get when their
+commands are not on the PATH (as root, else through sudo).
 """
 
 from __future__ import annotations
@@ -45,14 +46,26 @@ def setup() -> None:
     STAMP.write_bytes(pyproject)
 
 
-def ensure_chromium() -> None:
-    """Debian's chromium for the report's headless-browser test, when missing and apt-get is there."""
-    if shutil.which("chromium") or shutil.which("chromium-browser") or not shutil.which("apt-get"):
+#: Debian packages the tests use, each with the commands that show it is there: Chromium for the report's
+#: headless-browser test, SLURM and munge for the cluster test (tests/e2e/test_slurm.py).
+SYSTEM_PACKAGES = {("chromium",): (("chromium",), ("chromium-browser",)),
+                   ("slurm-wlm", "munge"): (("slurmctld", "slurmd", "sbatch", "munged"),)}
+
+
+def ensure_system_packages() -> None:
+    """Install the missing ones with apt-get (when apt-get is there); a failure leaves their tests to skip."""
+    missing = [name for names, commands in SYSTEM_PACKAGES.items()
+               if not any(all(shutil.which(c) for c in group) for group in commands) for name in names]
+    if not missing or not shutil.which("apt-get"):
         return
     sudo = [] if os.name != "posix" or os.geteuid() == 0 else ["sudo"]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    sh(*sudo, "apt-get", "update", "-qq", env=env)
-    sh(*sudo, "apt-get", "install", "-y", "-qq", "chromium", env=env)
+    try:
+        sh(*sudo, "apt-get", "update", "-qq", env=env)
+        sh(*sudo, "apt-get", "install", "-y", "-qq", *missing, env=env)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"bootstrap: could not install {' '.join(missing)} ({exc}); the tests that need them skip",
+              flush=True)
 
 
 def demo() -> None:
@@ -64,7 +77,7 @@ def demo() -> None:
 
 
 def test(extra: list[str]) -> None:
-    ensure_chromium()
+    ensure_system_packages()
     env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1"}
     sh(bin_path("python"), "-m", "pytest", "-q", *extra, env=env)
 

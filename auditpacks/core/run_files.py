@@ -4,7 +4,9 @@ A run writes, under one stem (the model's file name):
 
 * ``<stem>.json``: simpleaudit ``AuditResults`` of round 1 (``<stem>.round<N>.json`` for round N);
 * ``<stem>.run.json``: the run record;
-* ``<stem>.journal.jsonl``: finished scenarios, for resuming.
+* ``<stem>.journal.jsonl``: finished scenarios, for resuming;
+* ``<stem>.progress.json``: how many scenarios the run has to finish and when it (re)started, for
+  ``auditpacks status``.
 
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.
@@ -19,6 +21,7 @@ from typing import Any, Mapping
 RESULTS_SUFFIX = ".json"
 RECORD_SUFFIX = ".run.json"
 JOURNAL_SUFFIX = ".journal.jsonl"
+PROGRESS_SUFFIX = ".progress.json"
 ERROR = "ERROR"
 
 _ROUND = re.compile(r"\.round\d+$")
@@ -39,10 +42,15 @@ def journal_name(stem: str) -> str:
     return stem + JOURNAL_SUFFIX
 
 
+def progress_name(stem: str) -> str:
+    """The file that says how many scenarios a run has to finish and when it started."""
+    return stem + PROGRESS_SUFFIX
+
+
 def stem_of(path: str | Path) -> str:
     """The run's stem from any of its files (results of any round, run record or journal)."""
     name = Path(path).name
-    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, RESULTS_SUFFIX):
+    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, RESULTS_SUFFIX):
         if name.endswith(suffix):
             return _ROUND.sub("", name[: -len(suffix)])
     return name

@@ -94,9 +94,15 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     execution.add_argument("--skip-oversize", action="store_true",
                            help="ollama: skip (and count) prompts too long for the model instead of an ERROR")
     execution.add_argument("--shard", metavar="I/N", help="run only shard I of N (1..N), split by document")
+    execution.add_argument("--wait-ready", type=number(0.0), default=0.0, metavar="SECONDS",
+                           help="wait up to SECONDS for the first endpoint to be ready (GET /models or /health); "
+                                "with several, those still loading join the pool once ready (default: no wait)")
     execution.add_argument("--out", type=Path, help="output folder (default results/<pack>/, the pack file's name "
                                                    "without .json)")
-    execution.add_argument("--quiet", action="store_true", help="no progress output")
+    execution.add_argument("--quiet", action="store_true", help="no progress output (but see --log-progress)")
+    execution.add_argument("--log-progress", action="store_true",
+                           help="progress as plain lines stamped with the UTC time, every 5%% and at least once a "
+                                "minute, for job logs (even with --quiet or on a terminal)")
     execution.add_argument("--no-check", dest="check", action="store_false",
                            help="run a pack even when auditpacks check finds ERRORs in it (by default it is refused)")
 
@@ -155,7 +161,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
-        skip_oversize=args.skip_oversize, shard=args.shard, show_progress=False if args.quiet else None,
+        skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
+        show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
         check=args.check,
     )

@@ -66,12 +66,14 @@ class RunConfig:
     cache_only: bool = False
     skip_oversize: bool = False
     shard: str | None = None
+    wait_ready: float = 0.0             # seconds to wait for the first endpoint to be ready (0: no wait)
     embedded_ctx: int = 8192
     # performance
     prompt_order: str | None = "auto"   # auto | document-first | stock (None: a decision run, no chat prompt)
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
     batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
+    log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
 
     @property
@@ -110,10 +112,12 @@ class RunConfig:
         data["cache_dir"] = None if self.cache_dir is None else str(self.cache_dir)
         return data
 
-    def fingerprint(self, model: str, base_url: str | None, digest: str | None = None) -> str:
+    def fingerprint(self, model: str, base_url: str | None, digest: str | None = None,
+                    served: dict[str, Any] | None = None) -> str:
         """What makes two runs' answers comparable: model (and its digest, when known), endpoint,
         judge, turns, decoding, and the prompt order when it is not simpleaudit's own. Transport
-        settings (slot pinning and decision batching among them), the cache and the shard are not."""
+        settings (slot pinning and decision batching among them), the cache and the shard are not.
+        ``served``: what the endpoints say they serve, which then stands for them instead of their URLs."""
         basis = {
             "model": model, "provider": self.provider, "base_url": base_url, "decision": self.decision,
             "system_prompt": self.system_prompt, "judge": self.judge, "judge_model": self.judge_model,
@@ -126,6 +130,8 @@ class RunConfig:
             basis["model_digest"] = digest
         if self.more_base_urls and base_url == self.base_url:  # replicas: the set of them, in any order
             basis["base_url"] = sorted({base_url, *self.more_base_urls})
+        if served:
+            basis["base_url"] = {"served": served}
         if self.prompt_order not in (None, "stock"):  # stock runs keep their earlier fingerprints
             basis["prompt_order"] = self.prompt_order
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]

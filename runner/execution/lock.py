@@ -11,7 +11,9 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterable, Iterator
 
 LOCK_NAME = ".auditpacks.lock"
 
@@ -39,8 +41,10 @@ class FolderLock:
             if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise FolderBusy(f"{self.folder}: cannot lock the run folder: {exc.strerror}") from None
             who = f"process {holder}" if holder else "another process"
-            raise FolderBusy(f"{self.folder}: another run is writing this folder ({who}); wait for it to end "
-                             "or use another --out") from None
+            busy = FolderBusy(f"{self.folder}: another run is writing this folder ({who}); wait for it to end "
+                              "or use another --out")
+            busy.holder = who
+            raise busy from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
@@ -56,6 +60,24 @@ class FolderLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+@contextmanager
+def holding(folders: Iterable[str | os.PathLike]) -> Iterator[None]:
+    """Hold every folder's lock (existing folders only) while reading them: a folder a live run still
+    writes is refused in one line naming it and its process."""
+    with ExitStack() as stack:
+        for folder in dict.fromkeys(Path(f).resolve() for f in folders):  # a folder named twice: locked once
+            if not folder.is_dir():
+                continue
+            lock = FolderLock(folder)
+            try:
+                stack.enter_context(lock)
+            except FolderBusy as exc:
+                holder = getattr(exc, "holder", "another process")
+                raise FolderBusy(f"{lock.folder}: a run is still writing this folder ({holder}); wait for it to "
+                                 "end") from None
+        yield
 
 
 def _read_pid(fd: int) -> int | None:

@@ -25,6 +25,7 @@ from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
+from auditpacks.runner.execution.lock import FolderBusy, holding
 from auditpacks.runner.execution.performance_sum import sum_performance
 from auditpacks.runner.execution.results_file import Pairs, write_results
 from auditpacks.runner.execution.results_reader import ResultsIndex, scan_results
@@ -139,6 +140,14 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     """Write the merged ``<model>.json`` and ``<model>.run.json`` into ``out``; return the run record."""
     if not folders:
         raise MergeError("give at least one shard folder")
+    try:
+        with holding(folders):  # no shard may still be running: its files would change under the merge
+            return _merge(folders, out, pack=pack, model=model)
+    except FolderBusy as exc:
+        raise MergeError(str(exc)) from None
+
+
+def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | None) -> RunRecord:
     loaded = [load_shard(Path(f), model) for f in folders]
     records = [record for record, _, _ in loaded]
     check_shards(records)

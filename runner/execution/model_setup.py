@@ -135,6 +135,10 @@ def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None):
     pool = EndpointPool([(url, make_target(config, model=model, base_url=url, cache=cache)) for url in urls],
                         assignment=config.endpoint_assignment, seed=config.seed)
     if not config.cache_only:
+        if config.wait_ready:  # endpoints still loading: taken out now, each joins once ready
+            from auditpacks.runner.execution.readiness import join_late
+
+            join_late(pool, config.wait_ready)
         for endpoint in pool.endpoints:
             try:
                 if config.provider == "ollama":

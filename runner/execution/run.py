@@ -23,9 +23,9 @@ from typing import Any, Iterator, Sequence
 from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
-from auditpacks.core.run_files import journal_name, record_name
+from auditpacks.core.run_files import journal_name, record_name, progress_name
 from auditpacks.runner.execution import selection as select
-from auditpacks.runner.execution import shard
+from auditpacks.runner.execution import readiness, shard
 from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
@@ -183,6 +183,7 @@ def run(config: RunConfig) -> RunRecord:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.monotonic()
+    readiness.gate(config)
     with endpoint(config) as ep:
         model = config.target if config.decision else ep.model
         if not config.decision:
@@ -192,10 +193,12 @@ def run(config: RunConfig) -> RunRecord:
         engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
         out = run_folder(config.out, config.pack)
         slug = model_stem(model)
-        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest)
+        fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
+                                         served=readiness.endpoint_identity(config, model, digest, cache))
         guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
-        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
+        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
+                                      plan=out / progress_name(slug), log=config.log_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats, notes = target.stats(), target.notes()

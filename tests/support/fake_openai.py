@@ -13,7 +13,8 @@ Faults are drawn per (messages, attempt number) from a seeded RNG, so a retried 
 sees a fresh draw and the whole fault pattern repeats exactly from run to run:
 ``500`` (HTTP 500; with ``echo_key`` its message repeats the Authorization header), ``429`` (with ``Retry-After``), ``timeout`` (answers after
 ``stall_s`` seconds), ``reset`` (TCP reset, nothing sent) and ``truncated`` (HTTP 200
-with half a JSON body). ``kill_at`` names chat-request numbers at which the process
+with half a JSON body). While ``loading`` is set, every request but ``/health`` gets HTTP 503, as
+llama.cpp answers while it loads its model; ``served`` is the ``/v1/models`` entry. ``kill_at`` names chat-request numbers at which the process
 ``kill_pid`` is sent SIGKILL (before answering, or just after, alternately). With ``hold``
 (an Event) set as well, reaching a kill point sets ``holding`` and stalls every chat request
 until ``hold`` is set, so a test can act while the doomed process is still alive.
@@ -73,6 +74,9 @@ class FakeOpenAI:
         self.stall_s, self.retry_after = stall_s, retry_after
         self.kill_at, self.kill_pid = set(kill_at or ()), kill_pid
         self.echo_key, self.n_ctx = echo_key, n_ctx
+        self.loading = False
+        self.served: dict[str, Any] = {"id": "fake", "object": "model", "created": 0,
+                                       "meta": {"n_params": 1000, "size": 10}}
         self.hold: threading.Event | None = None
         self.holding = threading.Event()
         self.calls: Counter[str] = Counter()
@@ -180,9 +184,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._reset()
         with self.fake._lock:
             self.fake.other_requests += 1
+        if self.fake.loading:
+            return self._json(503, {"error": {"message": "Loading model", "type": "unavailable_error"}})
         if self.path.rstrip("/") == "/v1/models":
-            return self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model",
-                                                               "meta": {"n_params": 1000, "size": 10}}]})
+            served = {**self.fake.served, "created": int(time.time())}  # as vLLM and llama.cpp: the request's time
+            return self._json(200, {"object": "list", "data": [served]})
         if self.path == "/props":  # llama.cpp's, so an Ollama-API adapter can sit in front
             return self._json(200, {"default_generation_settings": {"n_ctx": self.fake.n_ctx}, "chat_template": ""})
         self._json(404, {"error": {"message": "not found"}})
@@ -191,6 +197,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         if self.fake.dead:
             return self._reset()
+        if self.fake.loading:
+            return self._json(503, {"error": {"message": "Loading model", "type": "unavailable_error"}})
         if self.path.rstrip("/") != "/v1/chat/completions":
             with self.fake._lock:
                 self.fake.other_requests += 1

@@ -1,0 +1,127 @@
+"""``deploy/slurm-array.sh`` on a real one-node SLURM cluster, against the embedded model.
+
+Two shards run as a job array; shard 1 is cancelled mid-run, which leaves the merge waiting
+for ever (``DependencyNeverSatisfied``); the documented recovery (``rerun``) resubmits shard 1
+alone, which resumes from its journal, and a new merge runs after it. The merged results
+equal those of the unsharded run, scenario by scenario (with a shared response cache, so the
+model's answers are the same). Skipped, with the reason printed, where SLURM or munge is not
+installed (``scripts/bootstrap.py test`` installs them with apt-get) or the daemons cannot start.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.slurm_cluster import SlurmCluster, unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "deploy" / "slurm-array.sh"
+CLI = Path(sys.executable).with_name("auditpacks")
+MODEL_FLAGS = ("--target", "smollm2", "--provider", "llamacpp", "--max-tokens", "16")
+PACK_SIZE = 6
+
+
+def skip(reason: str) -> None:
+    print(f"SLURM test skipped: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    reason = unavailable()
+    if reason:
+        skip(reason)
+    slurm = SlurmCluster(tmp_path / "slurm")
+    try:
+        slurm.start()
+    except RuntimeError as exc:
+        slurm.stop()
+        skip(str(exc))
+    try:
+        yield slurm
+    finally:
+        slurm.stop()
+
+
+def wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def journal_entries(folder: Path) -> int:
+    journals = list(folder.glob("*.journal.jsonl"))
+    return sum(1 for line in journals[0].read_bytes().splitlines()[1:] if line.strip()) if journals else 0
+
+
+def results_by_scenario(path: Path) -> dict[str, dict]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {result["scenario_name"]: result for result in data["results"]}
+
+
+def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(cluster, embedded_model, tmp_path):
+    shared = tmp_path / "shared"
+    pack = shared / "packs" / "jacite.json"
+    subprocess.run([CLI, "build", "jacite", "--limit", str(PACK_SIZE), "--out", pack], check=True, capture_output=True)
+    (shared / "endpoints.txt").write_text(f"{embedded_model.base_url}\n")
+    settings = tmp_path / "settings.env"
+    settings.write_text(f"SHARDS=2\nSHARED={shared}\nPACK={pack}\nTARGET=smollm2\nPROVIDER=llamacpp\n"
+                        f"ENDPOINTS={shared / 'endpoints.txt'}\nCONCURRENCY=1\n"
+                        f"RUN_FLAGS=--max-tokens 16 --cache {shared / 'cache'} --wait-ready 60 --log-progress\n"
+                        f"AUDITPACKS={CLI}\n")
+
+    def script(step: str) -> str:
+        done = subprocess.run(["bash", SCRIPT, step, settings], env=cluster.env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    submitted = script("submit")
+    array, first_merge = re.search(r"as job (\d+) and the merge as job (\d+)", submitted).groups()
+    runs = shared / "runs"
+    wait_for(lambda: journal_entries(runs / "shard-1") >= 1, 300, "shard 1's first finished scenario")
+    cluster.run("scancel", f"{array}_1")
+
+    def queued() -> list[str]:
+        return cluster.run("squeue", "--noheader", "--array", "--format=%i %r").splitlines()
+
+    wait_for(lambda: not any(line.startswith(f"{array}_1 ") for line in queued()), 30, "shard 1 to end")
+    assert journal_entries(runs / "shard-1") < PACK_SIZE // 2  # cancelled mid-run
+    assert any(line.startswith(first_merge + " Dependency") for line in queued())  # waits on a shard that failed
+
+    watched = subprocess.run([CLI, "status", runs / "shard-1", runs / "shard-2", "--json"], capture_output=True,
+                             text=True, check=True)
+    shard_1 = json.loads(watched.stdout)["runs"][0]
+    assert shard_1["name"] == "shard-1" and shard_1["total"] == PACK_SIZE // 2 and not shard_1["finished"]
+    assert 1 <= shard_1["done"] < PACK_SIZE // 2
+
+    rerun = script("rerun")
+    assert "resubmitted shards 1 as job" in rerun
+    assert first_merge not in cluster.run("squeue", "--noheader", "--format=%i").split()  # the stuck merge is gone
+    wait_for(lambda: not queued(), 400, "the rerun and the merge to end")
+
+    logs = {p.name: p.read_text() for p in (runs / "logs").iterdir()}
+    rerun_log = next(text for name, text in logs.items() if name.startswith("shard-1-") and "resumed" in text)
+    assert re.search(r"Z \[\d/\d\] resumed from the journal", rerun_log)  # --log-progress, from RUN_FLAGS
+    merged = runs / "merged" / "smollm2.json"
+    assert merged.is_file(), "\n".join(f"--- {name}\n{text}" for name, text in logs.items())
+
+    whole = tmp_path / "whole"
+    subprocess.run([CLI, "run", "--pack", pack, *MODEL_FLAGS, "--base-url", embedded_model.base_url,
+                    "--cache", shared / "cache", "--out", whole, "--quiet"], capture_output=True)
+    expected, got = results_by_scenario(whole / "smollm2.json"), results_by_scenario(merged)
+    assert len(expected) == PACK_SIZE and sorted(got) == sorted(expected)
+    for name, result in expected.items():
+        assert got[name] == result, name
+    merged_run = json.loads((runs / "merged" / "smollm2.run.json").read_text())
+    assert merged_run["merged_from"]["shards"] == ["1/2", "2/2"]
