@@ -78,6 +78,7 @@ class RunConfig:
     batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
+    probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
 
     @property
     def embedded(self) -> bool:
