@@ -93,7 +93,20 @@ def _agreement(h: Mapping[str, Any]) -> list[Figure]:
     rows += [Figure(key, _number(h.get(key)), "count", meaning=meaning) for key, meaning in (
         ("invalid", "predictions that are not one of the question's options (covered, but wrong)"),
         ("skipped", "questions the endpoint could not take: no answer, counted wrong")) if key in h]
-    return rows
+    return rows + _calibration(h.get("calibration"))
+
+
+def _calibration(c: Any) -> list[Figure]:
+    """Calibration of a decision run's probabilities (judges/calibration.py has the definitions)."""
+    if not isinstance(c, Mapping):
+        return []
+    ci = c.get("ci") or {}
+    return [Figure("calibration error (ECE)", _number(c.get("ece")), interval=_interval(ci.get("ece")),
+                   interval_name="95% CI, bootstrap over judgments",
+                   meaning=f"mean |agreement − confidence| over {c.get('binning', 'bins')}, weighted by tasks"),
+            Figure("Brier score", _number(c.get("brier")), "ratio", interval=_interval(ci.get("brier")),
+                   interval_name="95% CI, bootstrap over judgments",
+                   meaning="mean (confidence − correct)²; 0 is perfect, a constant 0.5 scores 0.25")]
 
 
 def _grounding(h: Mapping[str, Any]) -> list[Figure]:

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
+from auditpacks.runner.reporting.calibration_section import calibration_section
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
 
@@ -68,6 +69,8 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         section["table"] = {"type": "family", "rows": figures.per_family(run)}
         if plots_on and section["table"]["rows"]:
             section["plot"] = Markup(plots.icj_prf(section["table"]["rows"], title))
+    section["calibration"] = calibration_section(run.headline().get("calibration"), title, plots_on=plots_on) \
+        if run.kind == "choice" else None
     section["per_round"] = _per_round(run) if len(run.rounds) > 1 and run.kind != "icj" else None
     section["scenarios"] = [_scenario(run, s, r, i, documents) for i, (s, r) in enumerate(pairs[:max_scenarios])]
     section["hidden"] = max(0, len(pairs) - max_scenarios)

@@ -86,5 +86,21 @@ def test_the_report_of_a_sparrow_run(pack, sparrow_decider, tmp_path):
                  "--out", str(tmp_path / "report.md")]) == 0
     text = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert SLUG in text and f"{len(scenarios)}" in text
+    assert "| Answer only at confidence ≥ | Answered | Coverage (of all tasks) | Agreement |" in text
+    assert f"Calibration ({len(scenarios) - OVER_26} answers with a probability of {len(scenarios)} tasks" in text
     assert main(["report", str(tmp_path / "run"), "--pack", str(path), "--out", str(tmp_path / "report.html")]) == 0
-    assert "<svg" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Calibration and selective automation" in html and "Reliability: " in html
+
+
+def test_calibration_uses_the_probability_of_the_chosen_option(pack, sparrow_decider, tmp_path):
+    path, scenarios = pack
+    assert run(path, tmp_path, sparrow_decider.url, "--no-probe") == 0
+    accepted = {s["name"]: s["decision"]["accepted"] for s in scenarios}
+    # sparrow-decider's confidence field is (n·p − 1)/(n − 1); the Brier score uses p itself
+    squares = [(d["probabilities"][d["choice"]] - (d["choice"] in accepted[name])) ** 2
+               for name, d in answers(tmp_path).items()]
+    calibration = run_file(tmp_path, SLUG)["summary"]["headline"]["calibration"]
+    assert calibration["n"] == len(squares) and calibration["brier"] == pytest.approx(sum(squares) / len(squares))
+    figures = json.loads(json.dumps(calibration))
+    assert figures["risk_coverage"]["rows"][0]["coverage"] == pytest.approx(len(squares) / len(scenarios))
