@@ -106,7 +106,16 @@ def _calibration(c: Any) -> list[Figure]:
                    meaning=f"mean |agreement − confidence| over {c.get('binning', 'bins')}, weighted by tasks"),
             Figure("Brier score", _number(c.get("brier")), "ratio", interval=_interval(ci.get("brier")),
                    interval_name="95% CI, bootstrap over judgments",
-                   meaning="mean (confidence − correct)²; 0 is perfect, a constant 0.5 scores 0.25")]
+                   meaning="mean (confidence − correct)²; 0 is perfect, a constant 0.5 scores 0.25"),
+            *_automation((c.get("risk_coverage") or {}).get("automation"))]
+
+
+def _automation(a: Any) -> list[Figure]:
+    if not isinstance(a, Mapping):
+        return []
+    return [Figure(f"coverage at {100 * a.get('target', 0):.0f}% agreement", _number(a.get("coverage")),
+                   meaning=f"tasks answered with confidence ≥ {a.get('threshold', 0):.3g}, where agreement is "
+                           f"{100 * (a.get('agreement') or 0):.1f}% (threshold chosen on this run)")]
 
 
 def _grounding(h: Mapping[str, Any]) -> list[Figure]:

@@ -93,14 +93,16 @@ def test_the_report_of_a_sparrow_run(pack, sparrow_decider, tmp_path):
     assert "Calibration and selective automation" in html and "Reliability: " in html
 
 
-def test_calibration_uses_the_probability_of_the_chosen_option(pack, sparrow_decider, tmp_path):
+def test_calibration_uses_the_probability_of_the_chosen_option(pack, sparrow_decider, tmp_path, capsys):
     path, scenarios = pack
-    assert run(path, tmp_path, sparrow_decider.url, "--no-probe") == 0
+    assert run(path, tmp_path, sparrow_decider.url, "--no-probe", "--json") == 0
+    shown = {f["name"]: f for f in json.loads(capsys.readouterr().out)["figures"]}
     accepted = {s["name"]: s["decision"]["accepted"] for s in scenarios}
     # sparrow-decider's confidence field is (n·p − 1)/(n − 1); the Brier score uses p itself
     squares = [(d["probabilities"][d["choice"]] - (d["choice"] in accepted[name])) ** 2
                for name, d in answers(tmp_path).items()]
     calibration = run_file(tmp_path, SLUG)["summary"]["headline"]["calibration"]
     assert calibration["n"] == len(squares) and calibration["brier"] == pytest.approx(sum(squares) / len(squares))
+    assert shown["Brier score"]["value"] == calibration["brier"] and "calibration error (ECE)" in shown
     figures = json.loads(json.dumps(calibration))
     assert figures["risk_coverage"]["rows"][0]["coverage"] == pytest.approx(len(squares) / len(scenarios))
