@@ -18,7 +18,7 @@ a confidence ``p`` (the model's probability for the option it chose), whether th
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 

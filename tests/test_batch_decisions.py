@@ -186,8 +186,8 @@ def test_batches_keep_the_ollama_body_limit_and_oversize_questions_are_skipped(t
     pack = write(tmp_path / "p.json", scenarios)
     with FakeSystemOne() as server:
         base = server.url.removesuffix("/v1/systemone")
-        code = main(["run", "--pack", str(pack), "--decision", "ollama", "--base-url", base, "--target", "fake", "--no-probe",
-                     "--out", str(tmp_path / "out"), "--quiet"])
+        code = main(["run", "--pack", str(pack), "--decision", "ollama", "--base-url", base, "--target", "fake",
+                     "--no-probe", "--out", str(tmp_path / "out"), "--quiet"])
         assert code == 0
         assert all(size <= 64 * 1024 for size in server.sizes)
         assert sum(len(c["questions"]) for c in server.calls) == 5 and len(server.calls) < 5

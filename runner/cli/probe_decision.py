@@ -16,14 +16,15 @@ from pathlib import Path
 from auditpacks.core.io import atomic_write_json
 from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution.decision_probe import FULL_REQUESTS, FULL_SECONDS, PROBE_MODEL, WINDOW_BOUND, probe
-from auditpacks.runner.execution.preflight import RunError
+from auditpacks.runner.execution.config import RunError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", type=text, help="the System One endpoint, e.g. http://127.0.0.1:8000/v1/systemone")
     parser.add_argument("--model", type=text, default=PROBE_MODEL, help="model name sent (default %(default)s)")
     parser.add_argument("--api-key", type=text, help="sent as a bearer token (default: $SYSTEMONE_API_KEY, if set)")
-    parser.add_argument("--timeout", type=number(0.0, above=True), default=30.0, help="seconds per request (default 30)")
+    parser.add_argument("--timeout", type=number(0.0, above=True), default=30.0,
+                        help="seconds per request (default 30)")
     parser.add_argument("--max-requests", type=integer(4), default=FULL_REQUESTS,
                         help="requests the probes may send in all (default %(default)s)")
     parser.add_argument("--seconds", type=number(0.0, above=True), default=FULL_SECONDS,

@@ -118,6 +118,7 @@ def determinism(client: ProbeClient, model: str, repeats: int = REPEATS) -> dict
     moved = max(change(got[0], a) for a in got[1:])
     finding = {"requests": repeats, "choices": choices, "max_probability_change": round(moved, 4)}
     if len(set(choices)) > 1:
-        return {**finding, "status": "failed", "detail": f"the same request got different choices: {', '.join(choices)}"}
+        return {**finding, "status": "failed",
+                "detail": f"the same request got different choices: {', '.join(choices)}"}
     same = "identical answers" if moved == 0 else f"the same choice; probabilities move by up to {moved:.4f}"
     return {**finding, "status": "ok", "detail": f"{same} over {repeats} repeats"}
