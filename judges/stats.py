@@ -2,9 +2,9 @@
 
 * :func:`wilson_interval`: a binomial proportion's score interval (items independent).
 * :func:`fisher_exact_2x2`: two proportions compared, two-sided exact test.
-* :func:`cluster_bootstrap` / :func:`ratio_bootstrap`: percentile intervals that
-  resample whole clusters (questions, documents), the stricter choice when items
-  within a cluster are correlated. Seeded; the same seed gives the same draws in both.
+* :func:`cluster_bootstrap` / :func:`ratio_bootstrap` / :func:`sums_bootstrap`: percentile
+  intervals that resample whole clusters (questions, documents), the stricter choice when items
+  within a cluster are correlated. Seeded; the same seed gives the same draws in all three.
 """
 
 from __future__ import annotations
@@ -105,3 +105,28 @@ def ratio_bootstrap(
     with np.errstate(divide="ignore", invalid="ignore"):
         replicates = np.where(sums_den > 0, sums_num / np.where(sums_den > 0, sums_den, 1), np.nan)
     return (float(num.sum() / den.sum()), *_percentiles(replicates, alpha))
+
+
+def sums_bootstrap(
+    rows: Sequence[Sequence[float]] | np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    b: int = 2000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> tuple[float, float, float]:
+    """(point, low, high) for a statistic of per-cluster sums, vectorised: ``rows`` holds one vector of
+    sufficient statistics per cluster; ``statistic`` maps a (k, F) array of summed vectors to k values.
+
+    Same draws as :func:`cluster_bootstrap` with the same seed; NaN replicates are dropped.
+    """
+    rows = np.asarray(rows, dtype=float)
+    if rows.ndim != 2 or rows.shape[0] == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    draws = _draws(rows.shape[0], b, seed)
+    n = rows.shape[0]
+    weights = np.bincount((np.arange(b)[:, None] * n + draws).ravel(), minlength=b * n).reshape(b, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = float(statistic(rows.sum(axis=0)[None, :])[0])
+        replicates = np.asarray(statistic(weights @ rows), dtype=float)
+    return (point, *_percentiles(replicates, alpha))

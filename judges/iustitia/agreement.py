@@ -8,7 +8,8 @@ seeded bootstrap that resamples whole judgments. Missing or invalid answers coun
 incorrect; duplicate or unknown task ids are rejected. The same figures come from a
 prediction file (``auditpacks score iustitia``) or from a run's results (:func:`headline`),
 where a scenario with no result (skipped for an option or size limit), an ERROR result and
-a reply with no readable choice are eligible tasks without a prediction.
+a reply with no readable choice are eligible tasks without a prediction. A run whose answers carry
+probabilities (decision models) also gets ``calibration`` (:mod:`~auditpacks.judges.iustitia.calibration`).
 """
 
 from __future__ import annotations
@@ -202,7 +203,11 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
     predictions = {task_id_of(s): _choice(r) for s, r in pairs if task_id_of(s) in graded and prediction_given(r)}
     scores = agreement(tasks, predictions)
     skipped = sum(1 for s, r in pairs if r is None and task_id_of(s) in graded)
-    return {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": skipped}
+    figures = {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": skipped}
+    from auditpacks.judges.iustitia.calibration import calibration  # it reads this module's task helpers
+
+    calibrated = calibration(pairs)
+    return {**figures, "calibration": calibrated} if calibrated else figures
 
 
 def format_scores(scores: Mapping[str, Any]) -> str:

@@ -28,7 +28,8 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
            "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack"),
-           "status": ("auditpacks.runner.cli.status", "progress of running shards, read from their journals")}
+           "status": ("auditpacks.runner.cli.status", "progress of running shards, read from their journals"),
+           "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)

@@ -117,6 +117,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--batch-questions", type=integer(1), default=MAX_QUESTIONS, metavar="N",
                        help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
+    speed.add_argument("--no-probe", dest="probe", action="store_false",
+                       help="decision runs: do not probe the endpoint (schema, option order, determinism, state "
+                            "window) before the first scenario")
     if pack_required:
         parser.add_argument("--pack", type=Path, required=True, help="the scenario pack (PACK.json)")
 
@@ -164,7 +167,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
         show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
-        check=args.check,
+        check=args.check, probe=args.probe,
     )
 
 

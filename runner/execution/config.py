@@ -75,6 +75,7 @@ class RunConfig:
     show_progress: bool | None = None
     log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
+    probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
 
     @property
     def embedded(self) -> bool:

@@ -24,6 +24,7 @@ from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.core.run_files import journal_name, record_name, progress_name
+from auditpacks.runner.execution import decision_probe
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import readiness, shard
 from auditpacks.runner.execution.admit import admit
@@ -172,13 +173,15 @@ def run(config: RunConfig) -> RunRecord:
     cache = open_cache(config)
     config = resolve_provider(config, pack.lazy(scenarios), cache)  # full scenarios only for the warning
     skipped: dict[str, int] = {}
-    target, digest, runnable = None, None, assigned
+    target, digest, runnable, probe = None, None, assigned, None
     if config.decision:
         if not config.target:
             raise RunError("--decision needs --target (the decision model's name)")
         if config.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
+        probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=config.timeout) \
+            if config.probe and runnable else None
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -201,7 +204,7 @@ def run(config: RunConfig) -> RunRecord:
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
-    stats, notes = target.stats(), target.notes()
+    stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
                                   journal=journal, load=pack.load, selected=assigned)
     if shard_record is not None:
@@ -213,6 +216,7 @@ def run(config: RunConfig) -> RunRecord:
                         performance=performance_record(config, documents=sum(o.groups for o in outcomes),
                                                        target_stats=stats),
                         summary=summary)
+    record.decision_probe = probe
     record.save(out / record_name(slug))
     return record
 

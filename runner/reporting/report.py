@@ -14,6 +14,7 @@ from auditpacks.core.registry import benchmark_of
 from auditpacks.judges.figures import Section
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
+from auditpacks.runner.reporting.calibration_section import calibration_section
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
 
@@ -59,6 +60,7 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
     section["counts"] = {"scenarios": len(pairs), "verdicts": dict(verdicts.most_common()),
                          "commonest_error": Counter(errors).most_common(1)[0] if errors else None,
                          "simpleaudit_score": summary.simpleaudit_score, "tokens": summary.tokens.get("total")}
+    section["calibration"] = calibration_section(run.headline().get("calibration"), title, plots_on=plots_on)
     section["per_round"] = _per_round(run) if len(run.rounds) > 1 and part.per_round else None
     section["scenarios"] = [_scenario(run, s, r, i, documents) for i, (s, r) in enumerate(pairs[:max_scenarios])]
     section["hidden"] = max(0, len(pairs) - max_scenarios)

@@ -66,7 +66,8 @@ def test_iustitia_decision_run_through_the_local_decision_server(tmp_path, embed
     out = tmp_path / "run"
     with DecisionServer(embedded_model.base_url, model="smollm2") as server:
         assert main(["run", "--pack", str(pack), "--decision-url", f"{server.url}/v1/systemone",
-                     "--target", "smollm2", "--limit", "4", "--out", str(out), "--quiet"]) == 0
+                     "--target", "smollm2", "--limit", "4", "--out", str(out), "--quiet",
+                     "--no-probe"]) == 0  # the probe adds about a minute on the embedded model
     assert no_errors(out)
     for result in AuditResults.load(str(out / "smollm2.json")):
         assert result.judgment["choice_source"] == "decision"

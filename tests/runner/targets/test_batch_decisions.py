@@ -108,7 +108,7 @@ def write(path: Path, scenarios: list[dict[str, Any]]) -> Path:
 
 def run_decisions(pack: Path, out: Path, url: str, *extra: str) -> int:
     return main(["run", "--pack", str(pack), "--decision-url", url, "--target", "fake", "--out", str(out),
-                 "--quiet", *extra])
+                 "--quiet", "--no-probe", *extra])
 
 
 def choices(out: Path) -> dict[str, str]:
@@ -187,7 +187,7 @@ def test_batches_keep_the_ollama_body_limit_and_oversize_questions_are_skipped(t
     with FakeSystemOne() as server:
         base = server.url.removesuffix("/v1/systemone")
         code = main(["run", "--pack", str(pack), "--decision", "ollama", "--base-url", base, "--target", "fake",
-                     "--out", str(tmp_path / "out"), "--quiet"])
+                     "--no-probe", "--out", str(tmp_path / "out"), "--quiet"])
         assert code == 0
         assert all(size <= 64 * 1024 for size in server.sizes)
         assert sum(len(c["questions"]) for c in server.calls) == 5 and len(server.calls) < 5
