@@ -20,6 +20,7 @@ class Benchmark:
     rescore: str | None = None    # ``auditpacks rescore NAME``: a published results file
     export: str | None = None     # ``auditpacks export NAME``: a run's results in the benchmark's format
     registry: str | None = None   # ``auditpacks registry NAME``: the benchmark's registry from its official source
+    calibration: str | None = None  # ``auditpacks judge-check``: labelled checklist transcripts built from a pack
 
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -29,11 +30,13 @@ BENCHMARKS: dict[str, Benchmark] = {
         rescore="auditpacks.judges.jacite.rescore",
         export="auditpacks.judges.jacite.export",
         registry="auditpacks.packs.jacite.egov",
+        calibration="auditpacks.judges.jacite.calibration",
     ),
     "iustitia": Benchmark(
         builder="auditpacks.packs.iustitia.builder",
         score="auditpacks.judges.iustitia.agreement",
         export="auditpacks.judges.iustitia.export",
+        calibration="auditpacks.judges.iustitia.calibration",
     ),
     "icj": Benchmark(
         builder="auditpacks.packs.icj.builder",
@@ -57,5 +60,6 @@ CODE_JUDGES = frozenset(JUDGES) - MODEL_JUDGES
 
 
 def modules(role: str) -> dict[str, str]:
-    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export`` or ``registry``."""
+    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry`` or
+    ``calibration``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}

@@ -1,5 +1,5 @@
-"""The ``auditpacks`` command: build, check, run, merge, report, compare, score, rescore, export, registry and
-serve-decision."""
+"""The ``auditpacks`` command: build, check, run, merge, report, compare, judge-check, score, rescore, export,
+registry and serve-decision."""
 
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
-           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
+           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack"),
+           "judge-check": ("auditpacks.runner.cli.judge_check",
+                           "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
