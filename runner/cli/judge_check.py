@@ -25,7 +25,8 @@ from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.cache import ResponseCache
 from auditpacks.runner.execution.config import RunConfig, RunError
-from auditpacks.runner.execution.judge_calibration import REPLAY, benchmark_of, calibration_items, grade
+from auditpacks.runner.execution.judge_calibration import REPLAY, calibration_items, grade
+from auditpacks.runner.execution.judge_checks import benchmark_of
 from auditpacks.runner.execution.scenario_source import open_pack
 
 EXIT_NOT_QUALIFIED = 4

@@ -74,12 +74,6 @@ class Graded:
     judge: dict[str, Any] = field(default_factory=dict)
 
 
-def benchmark_of(manifest: Mapping[str, Any] | None) -> str | None:
-    """The benchmark whose builder made the pack (its manifest's ``builder.name``), if it has calibration items."""
-    name = ((manifest or {}).get("builder") or {}).get("name")
-    return name if name in modules("calibration") else None
-
-
 def calibration_items(benchmark: str, scenarios: Sequence[Mapping[str, Any]],
                       manifest: Mapping[str, Any] | None) -> list[CalibrationItem]:
     """The benchmark's core items for ``scenarios``."""

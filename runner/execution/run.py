@@ -31,6 +31,7 @@ from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunErr
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
+from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
@@ -214,6 +215,9 @@ def run(config: RunConfig) -> RunRecord:
                         performance=performance_record(config, documents=sum(o.groups for o in outcomes),
                                                        target_stats=stats),
                         summary=summary)
+    attach_judge_checks(record, manifest=pack.manifest, judge=judge, judge_client=roles.judge,
+                        scenarios=[s for o in outcomes for s in o.scenarios],
+                        results=[r for o in outcomes for r in o.results], load=pack.load)
     record.save(out / f"{slug}.run.json")
     return record
 
