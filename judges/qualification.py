@@ -58,9 +58,13 @@ def kappa(known: Sequence[str], judged: Sequence[str]) -> float | None:
     both sides give one and the same verdict throughout)."""
     if not known:
         return None
+    import warnings
+
     from sklearn.metrics import cohen_kappa_score
 
-    value = float(cohen_kappa_score(list(known), list(judged), labels=["pass", "fail"]))
+    with warnings.catch_warnings():  # undefined is reported as None here, not warned about
+        warnings.simplefilter("ignore")
+        value = float(cohen_kappa_score(list(known), list(judged), labels=["pass", "fail"]))
     return None if math.isnan(value) else value
 
 
