@@ -84,7 +84,8 @@ def calibration_items(benchmark: str, scenarios: Sequence[Mapping[str, Any]],
 async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest: Mapping[str, Any] | None,
                 embedded_url: str | None, embedded_identity: dict[str, Any] | None,
                 cache: ResponseCache | None) -> Graded:
-    """Every item graded by ``config``'s judge, ``config.concurrency`` at a time."""
+    """Every item graded by ``config``'s judge, ``config.concurrency`` at a time. ``items``: calibration items,
+    or any replayed transcript with their ``id``, ``scenario``, ``replies``, ``follow_ups`` and ``turns``."""
     roles = build_roles(config, model_judge=True, embedded_url=embedded_url, embedded_identity=embedded_identity,
                         cache=cache)
     if roles.judge is None:

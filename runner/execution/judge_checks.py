@@ -19,6 +19,8 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import MODEL_JUDGES, modules
 from auditpacks.judges import qualification_store as store
 from auditpacks.judges.consistency import judge_vs_code, summary_line
+from auditpacks.judges.panel import disagreement_lines
+from auditpacks.judges.panel import summary_line as panel_line
 
 
 def benchmark_of(manifest: Mapping[str, Any] | None) -> str | None:
@@ -42,10 +44,15 @@ def qualification(judge: Mapping[str, Any], benchmark: str | None, folder: Path 
 
 def attach(record: RunRecord, *, manifest: Mapping[str, Any] | None, judge: str, judge_client: Any,
            scenarios: Sequence[Any], results: Sequence[Mapping[str, Any]], load=lambda s: s,
-           folder: Path = store.DEFAULT_FOLDER) -> None:
-    """Put the judge's qualification and its disagreement with code into ``record`` (a model judge only)."""
+           folder: Path = store.DEFAULT_FOLDER, panel: Mapping[str, Any] | None = None) -> None:
+    """Put the judge's qualification, its disagreement with code and a panel's figures (``panel``: from
+    :mod:`~runner.execution.judge_panel`) into ``record`` (a model judge only)."""
     if judge not in MODEL_JUDGES or judge_client is None:
         return
+    if panel is not None:
+        record.summary.headline["panel"] = dict(panel)
+        record.summary.notes.append(panel_line(panel))
+        record.summary.notes.extend(disagreement_lines(panel))
     benchmark = benchmark_of(manifest)
     found = qualification(judge_client.record(), benchmark, folder)
     record.judge_qualification = found

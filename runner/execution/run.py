@@ -201,6 +201,14 @@ def run(config: RunConfig) -> RunRecord:
         journal = Journal(out / f"{slug}.journal.jsonl", fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
+        panel = None
+        if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
+            from auditpacks.runner.execution.judge_panel import run_panel
+
+            panel = run_panel(config, manifest=pack.manifest, scenarios=[pack.load(s) for s in outcomes[0].scenarios],
+                              results=outcomes[0].results, first_judge=roles.judge.record(),
+                              embedded_url=ep.embedded_url, cache=cache,
+                              embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats = target.stats() if target is not None else None
     notes = target.notes() if target is not None else None
@@ -217,7 +225,7 @@ def run(config: RunConfig) -> RunRecord:
                         summary=summary)
     attach_judge_checks(record, manifest=pack.manifest, judge=judge, judge_client=roles.judge,
                         scenarios=[s for o in outcomes for s in o.scenarios],
-                        results=[r for o in outcomes for r in o.results], load=pack.load)
+                        results=[r for o in outcomes for r in o.results], load=pack.load, panel=panel)
     record.save(out / f"{slug}.run.json")
     return record
 
