@@ -61,7 +61,8 @@ def panel_figures(names: Sequence[str], judges: Sequence[str], table: Sequence[S
     for a, b in itertools.combinations(range(len(judges)), 2):
         both = [(x, y) for x, y in zip(table[a], table[b]) if x is not None and y is not None]
         pairwise.append({"judges": [judges[a], judges[b]], "scenarios": len(both),
-                         "agree": sum(x == y for x, y in both), "kappa": kappa([x for x, _ in both], [y for _, y in both])})
+                         "agree": sum(x == y for x, y in both),
+                         "kappa": kappa([x for x, _ in both], [y for _, y in both])})
     disagreements = [{"scenario": name, "verdicts": dict(zip(judges, column))}
                      for name, column in zip(names, columns) if len({v for v in column if v is not None}) > 1]
     return {

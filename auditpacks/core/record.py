@@ -177,7 +177,8 @@ class RunRecord:
             rounds=[_round(r, f"{source}: rounds[{i}]") for i, r in enumerate(read.list("rounds"))],
             extra={k: v for k, v in data.items() if k not in known},
             **{k: data[k] for k in ("auditpacks", "simpleaudit", "model_digest", "base_url", "embedded",
-                                    "judge_model", "models", "judge_qualification", "shard", "cache", "performance", "seed", "merged_from",
+                                    "judge_model", "models", "judge_qualification", "shard", "cache", "performance", "seed",
+                                    "merged_from",
                                     "started", "seconds") if k in data},
         )
         if len(record.rounds) != record.repeats:

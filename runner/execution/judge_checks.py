@@ -29,7 +29,8 @@ def benchmark_of(manifest: Mapping[str, Any] | None) -> str | None:
     return name if name in modules("calibration") else None
 
 
-def qualification(judge: Mapping[str, Any], benchmark: str | None, folder: Path = store.DEFAULT_FOLDER) -> dict[str, Any]:
+def qualification(judge: Mapping[str, Any], benchmark: str | None,
+                  folder: Path = store.DEFAULT_FOLDER) -> dict[str, Any]:
     """The run record's ``judge_qualification``: status (qualified, not qualified, unchecked) and where from."""
     found = store.find(folder, judge, benchmark) if benchmark else None
     status = "unchecked" if found is None else ("qualified" if found.get("qualified") else "not qualified")

@@ -40,7 +40,8 @@ def test_figures_list_the_disagreements_and_pairwise_kappa():
     assert figures["disagreements"][0]["verdicts"] == {"j1": "fail", "j2": "pass"}
     (pair,) = figures["pairwise_kappa"]
     # over a, b, c: j1 P F P, j2 P P F: po = 1/3, pe = (2/3)(2/3) + (1/3)(1/3) = 5/9
-    assert (pair["scenarios"], pair["agree"]) == (3, 1) and pair["kappa"] == pytest.approx((1 / 3 - 5 / 9) / (1 - 5 / 9))
+    assert (pair["scenarios"], pair["agree"]) == (3, 1)
+    assert pair["kappa"] == pytest.approx((1 / 3 - 5 / 9) / (1 - 5 / 9))
     assert figures["majority"] == {"pass": 1, TIE: 2, "fail": 1}
     assert figures["weighted"] == {"pass": 2, "fail": 2}
     assert disagreement_lines(figures, at_most=1) == ["judges disagree on b: j1 fail, j2 pass",
