@@ -104,6 +104,7 @@ class RunRecord:
     embedded: bool = False
     judge_model: str | None = None
     models: dict[str, Any] | None = None     # judge and auditor models: settings, requests, cache hits, tokens
+    judge_qualification: dict[str, Any] | None = None  # a model judge's qualification (``judge-check``) or its absence
     shard: dict[str, Any] | None = None
     cache: dict[str, int] | None = None
     performance: dict[str, Any] | None = None
@@ -177,7 +178,7 @@ class RunRecord:
             rounds=[_round(r, f"{source}: rounds[{i}]") for i, r in enumerate(read.list("rounds"))],
             extra={k: v for k, v in data.items() if k not in known},
             **{k: data[k] for k in ("auditpacks", "simpleaudit", "model_digest", "base_url", "embedded",
-                                    "judge_model", "models", "shard", "cache", "performance", "seed", "merged_from",
+                                    "judge_model", "models", "judge_qualification", "shard", "cache", "performance", "seed", "merged_from",
                                     "decision_probe", "started", "seconds") if k in data},
         )
         if record.shard is not None:

@@ -80,6 +80,7 @@ class Benchmark:
     judge_flags: tuple[JudgeFlag, ...] = ()
     card: Card | None = None
     bundled: bool = False         # the builder needs no --source: its data ships inside the package
+    judge_items: str | None = None  # ``auditpacks judge-check``: labelled checklist transcripts built from a pack
 
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -100,6 +101,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             JudgeFlag("--deleted-as", "deleted_as", ("real", "invented"),
                       "grounding judge: how citations of deleted placeholder articles count"),
         ),
+        judge_items="auditpacks.judges.jacite.judge_items",
     ),
     "iustitia": Benchmark(
         title="closed questions (Iustitia Marigonae style)",
@@ -118,6 +120,7 @@ BENCHMARKS: dict[str, Benchmark] = {
                   local_smoke=("simpleaudit/iustitia_marigonae_smoke3.json", "iustitia_marigonae_smoke3.json"),
                   local_built=("simpleaudit/iustitia_marigonae.json", "iustitia_marigonae.json", "iustitia.json",
                                "packs/iustitia.json")),
+        judge_items="auditpacks.judges.iustitia.judge_items",
     ),
     "icj": Benchmark(
         title="ICJ citation prediction",
@@ -148,7 +151,8 @@ CODE_JUDGES = frozenset(JUDGES) - MODEL_JUDGES
 
 
 def modules(role: str) -> dict[str, str]:
-    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export`` or ``registry``."""
+    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry`` or
+    ``judge_items``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}
 
 

@@ -1,4 +1,4 @@
-"""The ``auditpacks`` command: build, check, run, merge, status, report, compare, score, rescore, export,
+"""The ``auditpacks`` command: build, check, run, merge, status, report, compare, judge-check, score, rescore, export,
 registry and serve-decision."""
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
            "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack"),
            "status": ("auditpacks.runner.cli.status", "progress of running shards, read from their journals"),
-           "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint")}
+           "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint"),
+           "judge-check": ("auditpacks.runner.cli.judge_check",
+                           "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)

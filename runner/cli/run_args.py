@@ -39,8 +39,10 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
 
     grading = parser.add_argument_group("grading")
     grading.add_argument("--judge", help=f"{', '.join(JUDGES)} (default: the pack's own grader)")
-    grading.add_argument("--judge-model", help="judge model for LLM judges (checklist); `embedded`: the embedded "
-                                               "local model (a plumbing check, see docs/judges.md)")
+    grading.add_argument("--judge-model", action="append", type=text,
+                         help="judge model for LLM judges (checklist); `embedded`: the embedded local model (a "
+                              "plumbing check, see docs/judges.md); given again, a panel: each further judge grades "
+                              "the same transcripts (on the same judge server and provider)")
     grading.add_argument("--judge-provider", default="openai")
     grading.add_argument("--judge-base-url", help="server for a local judge (OpenAI-compatible, or Ollama: detected)")
     grading.add_argument("--judge-temperature", type=number(0.0), default=0.0,
@@ -141,8 +143,15 @@ def endpoint_urls(args: argparse.Namespace) -> list[str]:
     return urls
 
 
+def judge_models(args: argparse.Namespace) -> list[str]:
+    """``--judge-model`` values (one string from the Python API): the run's judge, then a panel's further judges."""
+    value = args.judge_model
+    return [value] if isinstance(value, str) else list(value or [])
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     urls = endpoint_urls(args)
+    judges = judge_models(args)
     decision = args.decision or ("url" if args.decision_url else None)
     grader_options = {flag.option: value for flag in judge_flags() if (value := getattr(args, _dest(flag.flag)))}
     max_tokens = args.max_tokens
@@ -153,11 +162,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
         base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
         provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
-        judge_max_tokens=args.judge_max_tokens or (1536 if args.judge_model == "embedded" else 1024),
+        judge_max_tokens=args.judge_max_tokens or (1536 if judges[:1] == ["embedded"] else 1024),
         auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
         api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
         decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
-        judge_model=args.judge_model, judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
+        judge_model=judges[0] if judges else None, panel_models=tuple(judges[1:]),
+        judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
         smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,

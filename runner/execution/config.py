@@ -35,6 +35,7 @@ class RunConfig:
     # grading
     judge: str | None = None
     judge_model: str | None = None
+    panel_models: tuple[str, ...] = ()   # further judges of a panel (--judge-model given again)
     judge_provider: str = "openai"
     judge_base_url: str | None = None
     judge_api_key: str | None = field(default=None, repr=False)

@@ -32,6 +32,7 @@ from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunErr
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
+from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, uses_embedded)
@@ -203,6 +204,14 @@ def run(config: RunConfig) -> RunRecord:
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
+        panel = None
+        if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
+            from auditpacks.runner.execution.judge_panel import run_panel
+
+            panel = run_panel(config, manifest=pack.manifest, scenarios=[pack.load(s) for s in outcomes[0].scenarios],
+                              results=outcomes[0].results, first_judge=roles.judge.record(),
+                              embedded_url=ep.embedded_url, cache=cache,
+                              embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
@@ -217,6 +226,9 @@ def run(config: RunConfig) -> RunRecord:
                                                        target_stats=stats),
                         summary=summary)
     record.decision_probe = probe
+    attach_judge_checks(record, manifest=pack.manifest, judge=judge, judge_client=roles.judge,
+                        scenarios=[s for o in outcomes for s in o.scenarios],
+                        results=[r for o in outcomes for r in o.results], load=pack.load, panel=panel)
     record.save(out / record_name(slug))
     return record
 
