@@ -61,8 +61,8 @@ def test_a_leaking_result_is_refused_and_its_content_never_returned(snap, monkey
     box = ToolBox(snap, conditions()["Cypher + Lexical"])
     monkeypatch.setattr(box, "raw", lambda name, args: {"rows": [["ICJ_131_2004"]], "source_dates": ["2004-07-09"]})
     result = box.call("run_cypher", {"query": "MATCH (n) RETURN n"})
-    assert result.leak and not result.ok and "ICJ_131_2004" in result.error
-    assert json.loads(result.content) == {"error": WITHHELD}  # neither the id nor the date reaches the model
+    assert result.leak and not result.ok and "dated 2004-07-09" in result.error
+    assert json.loads(result.content) == {"error": WITHHELD}  # neither the rows nor the date reach the model
 
 
 def test_results_are_capped_and_carry_their_dates(snap, monkeypatch):
