@@ -94,6 +94,8 @@ class Lookups:
 
     def get_case_citations(self, case_id: str) -> dict:
         case_id = normalise_case_id(str(case_id).strip())
+        if case_id not in self.cases:
+            return {"error": "no case with that id before the cutoff", "source_dates": []}
         own = [d for d, r in self.documents.items() if r["case_id"] == case_id]
         cited = sorted({c for d in own for c in self._links("document_case_links", "document_id", d, "cited_case_id")})
         provisions = sorted({p for d in own for p in self._links("document_provision_links", "document_id", d,
