@@ -27,7 +27,8 @@ from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
-           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack")}
+           "compare": ("auditpacks.runner.cli.compare", "paired comparison of runs on the same pack"),
+           "icj-tools": ("auditpacks.runner.cli.icj_tools", "ICJ graph snapshots per cutoff and the leak audit")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
