@@ -4,6 +4,8 @@
     auditpacks icj-tools snapshot   --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--cache DIR]
     auditpacks icj-tools leak-audit --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--protocol DIR]
                                     [--examples N] [--json]
+    auditpacks icj-tools run        --graph DIR --pack PACK.json --condition NAME (--base-url URL --target M |
+                                    --embedded) --out DIR [--protocol DIR] [--max-steps N] [--limit N]
 
 ``leak-audit`` exits 1 when any tool returned a canary or something dated on or after a cutoff.
 See docs/icj-tools.md.
@@ -17,6 +19,7 @@ import os
 from pathlib import Path
 
 from auditpacks.core.errors import UserError
+from auditpacks.runner.cli.icj_run import add_run_arguments, run
 
 
 def default_cache() -> Path:
@@ -28,15 +31,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True)
     for name, help_text in (("describe", "which table of the copy is which, with row counts"),
                             ("snapshot", "build the per-cutoff snapshots (cached)"),
-                            ("leak-audit", "plant canaries after each cutoff and fire generated calls at every tool")):
+                            ("leak-audit", "plant canaries after each cutoff and fire generated calls at every tool"),
+                            ("run", "run an ICJ pack under a tool condition")):
         action = sub.add_parser(name, help=help_text)
         action.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
         action.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
         if name == "describe":
             continue
+        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; the leak audit's default is a temporary folder)")
+        if name == "run":
+            add_run_arguments(action)
+            continue
         action.add_argument("--cutoff", action="append", default=[], metavar="YYYY-MM-DD")
         action.add_argument("--targets", type=Path, help="the benchmark's data/test.jsonl: one cutoff per target date")
-        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()})")
         if name == "leak-audit":
             action.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
             action.add_argument("--examples", type=int, default=25, help="generated calls per tool and cutoff")
@@ -65,6 +72,9 @@ def main(args) -> int:
         print(json.dumps({"tables": graph.found, "rows": counts, "manifest_counts": listed,
                           "source_hash": graph.source_hash}, indent=2, sort_keys=True))
         return 0
+    if args.action == "run":
+        args.cache = args.cache or default_cache()
+        return run(args, graph)
     cutoffs = _cutoffs(args)
     if args.action == "snapshot":
         from auditpacks.packs.icj.graph.snapshot import snapshot_for
