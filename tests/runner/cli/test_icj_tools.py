@@ -44,3 +44,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert "no table found for cases, documents" in capsys.readouterr().err
     assert main(["icj-tools", "snapshot", "--graph", str(GRAPH)]) == 2
     assert "no cutoff" in capsys.readouterr().err
+
+
+def test_other_commands_never_import_the_tool_libraries():
+    import subprocess
+    import sys
+
+    code = ("import sys; from auditpacks.runner.cli.main import build_parser; "
+            "[build_parser(c) for c in ('build', 'score', 'export', 'run', 'report')]; "
+            "print(sorted(m for m in ('ladybug', 'bm25s', 'jsonschema', 'hypothesis') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
