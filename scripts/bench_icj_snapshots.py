@@ -44,7 +44,7 @@ def synthetic(documents: int, passages: int, seed: int) -> Graph:
     rows: dict[str, list[dict]] = {role: [] for role in load_mapping().roles}
     rows["cases"] = [{"case_id": f"{n:03d}", "name": f"Case {n} " + " ".join(rng.sample(WORDS, 3))}
                      for n in range(1, 191)]
-    rows["instruments"] = [{"instrument_id": "statute", "name": "Statute"}, {"instrument_id": "charter", "name": "Charter"}]
+    rows["instruments"] = [{"instrument_id": i, "name": i.title()} for i in ("statute", "charter")]
     rows["provisions"] = [{"provision_key": f"{i}:article_{n}", "instrument_id": i}
                           for i in ("statute", "charter") for n in range(1, 112)]
     symbols = [f"A/RES/{n}({rng.choice('IVX')})" for n in range(documents * 3)]
@@ -56,8 +56,8 @@ def synthetic(documents: int, passages: int, seed: int) -> Graph:
     for d in range(documents):
         doc = f"DOC_{d:05d}"
         rows["documents"].append({"document_id": doc, "case_id": f"{rng.randrange(1, 191):03d}", "date": _day(rng)})
-        rows["passages"] += [{"document_id": doc, "passage_id": f"{doc}#{p}", "text": " ".join(rng.choices(WORDS, k=60))}
-                             for p in range(passages)]
+        rows["passages"] += [{"document_id": doc, "passage_id": f"{doc}#{p}",
+                              "text": " ".join(rng.choices(WORDS, k=60))} for p in range(passages)]
         rows["document_case_links"] += [{"document_id": doc, "cited_case_id": f"{rng.randrange(1, 191):03d}"}
                                         for _ in range(3)]
         rows["document_provision_links"] += [{"document_id": doc, "provision_key": rng.choice(rows["provisions"])[

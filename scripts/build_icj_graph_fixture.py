@@ -69,7 +69,8 @@ DOCUMENTS = [
 ]
 RESOLUTIONS = [  # symbol, adoption date, title (real), cites
     ("A/RES/181(II)", "1947-11-29", "Future government of Palestine", []),
-    ("A/RES/1514(XV)", "1960-12-14", "Declaration on the granting of independence to colonial countries and peoples", []),
+    ("A/RES/1514(XV)", "1960-12-14",
+     "Declaration on the granting of independence to colonial countries and peoples", []),
     ("S/RES/242 (1967)", "1967-11-22", "The situation in the Middle East", ["A/RES/181(II)"]),
     ("S/RES/284(1970)", "1970-07-29", "The situation in Namibia", []),
     ("A/RES/2625(XXV)", "1970-10-24", "Declaration on Principles of International Law concerning Friendly Relations",

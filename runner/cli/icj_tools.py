@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
         if name == "describe":
             continue
-        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; the leak audit's default is a temporary folder)")
+        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
+                            "the leak audit's default is a temporary folder)")
         if name == "run":
             add_run_arguments(action)
             continue

@@ -19,8 +19,9 @@ CORPUS = "corpus.parquet"
 
 def corpus(graph: Graph) -> pa.Table:
     """Document and resolution passages of the (cut) graph with the date of their source."""
-    dates = dict(zip(graph.tables["documents"]["document_id"].to_pylist(), graph.tables["documents"]["date"].to_pylist()))
-    adopted = dict(zip(graph.tables["resolutions"]["symbol"].to_pylist(), graph.tables["resolutions"]["date"].to_pylist()))
+    docs, resolutions = graph.tables["documents"], graph.tables["resolutions"]
+    dates = dict(zip(docs["document_id"].to_pylist(), docs["date"].to_pylist()))
+    adopted = dict(zip(resolutions["symbol"].to_pylist(), resolutions["date"].to_pylist()))
     rows: dict[str, list[Any]] = {"kind": [], "source": [], "passage_id": [], "date": [], "text": []}
     for kind, table, key, when in (("document", graph.tables["passages"], "document_id", dates),
                                    ("resolution", graph.tables["resolution_passages"], "symbol", adopted)):

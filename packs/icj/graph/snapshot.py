@@ -56,7 +56,8 @@ def _build(graph: Graph, cutoff: str, folder: Path) -> None:
     shutil.rmtree(folder / "staging")
     passages = build_index(cut, folder / LEXICAL)
     (folder / WITHHELD).write_text(json.dumps(sorted(later_identifiers(graph, cutoff))), encoding="utf-8")
-    info = {"cutoff": cutoff, "source_hash": graph.source_hash, "counts": {r: t.num_rows for r, t in cut.tables.items()},
+    info = {"cutoff": cutoff, "source_hash": graph.source_hash,
+            "counts": {r: t.num_rows for r, t in cut.tables.items()},
             "lexical": {"method": "bm25", "library": "bm25s", "passages": passages},
             "build_seconds": round(time.perf_counter() - started, 3)}
     (folder / INFO).write_text(json.dumps(info, indent=2, sort_keys=True), encoding="utf-8")

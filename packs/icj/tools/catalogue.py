@@ -106,7 +106,8 @@ def _tool(entry: Any, where: str) -> Tool:
         given = entry.get("parameters") or entry.get("input_schema") or parameters
         unknown = set((given.get("properties") or {})) - _parameters_of(name) if isinstance(given, dict) else {1}
         if unknown:
-            raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(name))}, not {sorted(map(str, unknown))}")
+            raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(name))}, "
+                              f"not {sorted(map(str, unknown))}")
         parameters = given
     return Tool(name, description, parameters)
 

@@ -128,4 +128,5 @@ def run_query(snapshot, query: str, row_cap: int = ROW_CAP, timeout_ms: int = TI
 def search_passages(snapshot, query: str, limit: int = 10) -> dict[str, Any]:
     """BM25 search over the snapshot's document and resolution passages (lexical, not embeddings)."""
     hits = snapshot.lexical.search(query, max(1, min(limit, SEARCH_CAP)))
-    return {"method": "bm25 (lexical)", "passages": hits, "source_dates": sorted({h["date"] for h in hits if h["date"]})}
+    dates = sorted({h["date"] for h in hits if h["date"]})
+    return {"method": "bm25 (lexical)", "passages": hits, "source_dates": dates}
