@@ -34,6 +34,7 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
     action.add_argument("--max-tokens", type=int, help="output-token cap per model call")
     action.add_argument("--limit", type=int, help="first N scenarios only")
     action.add_argument("--out", type=Path, required=True, help="folder for results, traces and tool info")
+    action.add_argument("--fresh", action="store_true", help="start over instead of resuming the folder's journal")
 
 
 def run(args, graph) -> int:
@@ -83,8 +84,9 @@ def run(args, graph) -> int:
         counts = run_with_tools(scenarios, loop, toolbox_for=toolbox_for,
                                 grade=lambda s, r: citation_verdict(s, r, pass_f1=pass_f1), out=args.out,
                                 stem=model_stem(model), condition=args.condition, system=SYSTEM if tools else None,
-                                info={**info, "model": model, "base_url": base_url})
-    print(f"{args.condition}: {counts['scenarios']} scenarios, {counts['tool_calls']} tool calls, "
+                                info={**info, "model": model, "base_url": base_url}, fresh=args.fresh)
+    print(f"{args.condition}: {counts['scenarios']} scenarios ({counts['resumed']} resumed), "
+          f"{counts['tool_calls']} tool calls, "
           f"{counts['leaks_refused']} results withheld by the guard, {counts['errors']} errors "
           f"-> {args.out}")
     return 3 if counts["errors"] else 0
