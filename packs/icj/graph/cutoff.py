@@ -21,6 +21,8 @@ document dates, citations per provision and per resolution.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,7 +39,8 @@ def _keep(table: pa.Table, mask) -> pa.Table:
 
 
 def _in(table: pa.Table, column: str, values) -> pa.Array:
-    return pc.fill_null(pc.is_in(table[column], value_set=pa.array(sorted(values), pa.string())), False)
+    known = pa.array(sorted(v for v in values if v is not None), pa.string())
+    return pc.fill_null(pc.is_in(table[column], value_set=known), False)
 
 
 def _unique(table: pa.Table, key: str) -> pa.Table:
@@ -47,13 +50,6 @@ def _unique(table: pa.Table, key: str) -> pa.Table:
         keep.append(value is not None and value not in seen)
         seen.add(value)
     return table.filter(pa.array(keep, pa.bool_()))
-
-
-def _count(values: list) -> dict:
-    counts: dict = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return counts
 
 
 def _with(table: pa.Table, name: str, values: list, kind=pa.int64()) -> pa.Table:
@@ -111,7 +107,7 @@ def cut(graph: Graph, cutoff: str) -> Graph:
 
 
 def _counts_for(keys, cited) -> list[int]:
-    counts = _count(cited.to_pylist())
+    counts = Counter(cited.to_pylist())
     return [counts.get(k, 0) for k in keys.to_pylist()]
 
 
