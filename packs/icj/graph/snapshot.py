@@ -97,13 +97,17 @@ class Snapshot:
         except (OSError, json.JSONDecodeError):
             raise UserError(f"{self.folder}: not a built snapshot (no readable {INFO})") from None
         self.cutoff = self.info["cutoff"]
+        self._rows: dict[str, list[dict]] = {}
 
     def rows(self, role: str) -> list[dict]:
-        return self.tables[role]
+        """A cut table's rows, read on first use (passages are read per document, see ``rows_where``)."""
+        if role not in self._rows:
+            self._rows[role] = pq.read_table(self.folder / TABLES / f"{role}.parquet").to_pylist()
+        return self._rows[role]
 
-    @cached_property
-    def tables(self) -> dict[str, list[dict]]:
-        return {p.stem: pq.read_table(p).to_pylist() for p in sorted((self.folder / TABLES).glob("*.parquet"))}
+    def rows_where(self, role: str, column: str, value: str) -> list[dict]:
+        """The rows of a cut table whose ``column`` equals ``value``, without reading the whole table."""
+        return pq.read_table(self.folder / TABLES / f"{role}.parquet", filters=[(column, "=", value)]).to_pylist()
 
     @cached_property
     def guard(self) -> Guard:

@@ -132,7 +132,7 @@ class Lookups:
         doc = self.documents.get(str(document_id).strip())
         if doc is None:
             return {"error": "no document with that id before the cutoff", "source_dates": []}
-        rows = [r for r in self.snapshot.rows("passages") if r["document_id"] == doc["document_id"]]
+        rows = self.snapshot.rows_where("passages", "document_id", doc["document_id"])
         rows.sort(key=lambda r: int(r["ordinal"]) if str(r["ordinal"]).isdigit() else 1 << 30)
         return {"document_id": doc["document_id"], "date": doc["date"],
                 "passages": [r["text"] for r in rows[:_cap(limit, PASSAGE_CAP)]], "source_dates": [doc["date"]]}
