@@ -25,6 +25,8 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
     action.add_argument("--condition", required=True, help="a condition of --protocol's conditions.json, else "
                         "one of: Parametric, Cypher + Lexical, Designed Tools Only")
     action.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
+    action.add_argument("--tool-alias", action="append", default=[], metavar="NAME=TOOL",
+                        help="answer the copy's tool NAME with TOOL (repeatable)")
     where = action.add_mutually_exclusive_group(required=True)
     where.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     where.add_argument("--embedded", action="store_true", help="the embedded model (plumbing checks only)")
@@ -40,14 +42,14 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
 def run(args, graph) -> int:
     from auditpacks.judges.icj.citations import DEFAULT_PASS_F1, citation_verdict
     from auditpacks.packs.icj.graph.snapshot import snapshot_for
-    from auditpacks.packs.icj.tools.catalogue import SEARCH_KIND, conditions
+    from auditpacks.packs.icj.tools.catalogue import SEARCH_KIND, conditions, parse_aliases
     from auditpacks.packs.icj.tools.toolbox import ToolBox
     from auditpacks.packs.pack import load_pack
     from auditpacks.runner.execution.config import model_stem
     from auditpacks.runner.execution.tool_run import run_with_tools
     from auditpacks.runner.targets.tool_loop import ToolLoop
 
-    known = conditions(args.protocol)
+    known = conditions(args.protocol, parse_aliases(args.tool_alias))
     if args.condition not in known:
         raise UserError(f"--condition {args.condition!r}: not one of {', '.join(known)}")
     if args.max_steps < 0:
@@ -67,7 +69,7 @@ def run(args, graph) -> int:
         return ToolBox(snapshot_for(graph, cutoff, cache), tools)
 
     info = {"pack": pack.name, "pack_sha256": pack.sha256, "graph_source_hash": graph.source_hash,
-            "tools": [t.name for t in tools], "max_steps": args.max_steps,
+            "tools": {t.name: t.does for t in tools}, "max_steps": args.max_steps,
             "search": SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus" if tools else None)}
     with contextlib.ExitStack() as stack:
         if args.embedded:

@@ -47,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action.add_argument("--targets", type=Path, help="the benchmark's data/test.jsonl: one cutoff per target date")
         if name == "leak-audit":
             action.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
+            action.add_argument("--tool-alias", action="append", default=[], metavar="NAME=TOOL",
+                                help="answer the copy's tool NAME with TOOL (repeatable)")
             action.add_argument("--examples", type=int, default=25, help="generated calls per tool and cutoff")
             action.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -86,9 +88,10 @@ def main(args) -> int:
                   f"{snapshot.info['lexical']['passages']} passages)")
         return 0
     from auditpacks.packs.icj.tools.audit import leak_audit
-    from auditpacks.packs.icj.tools.catalogue import conditions
+    from auditpacks.packs.icj.tools.catalogue import conditions, parse_aliases
 
-    tools = {tool.name: tool for group in conditions(args.protocol).values() for tool in group}
+    chosen = conditions(args.protocol, parse_aliases(args.tool_alias))
+    tools = {tool.name: tool for group in chosen.values() for tool in group}
     report = leak_audit(graph, cutoffs, list(tools.values()), examples=args.examples, cache=args.cache)
     summary = report.summary()
     if args.json:

@@ -127,12 +127,12 @@ def audit_cutoff(graph: Graph, cutoff: str, tools: list[Tool], cache: Path, exam
 
     strings = _strings(st, probes)
     for tool in tools:
-        for arguments in _probe_arguments(tool, probes) if tool.name != "run_cypher" else []:
+        for arguments in _probe_arguments(tool, probes) if tool.does != "run_cypher" else []:
             try:
                 fire(tool.name, arguments)
             except _Leak:
                 pass
-        generated = (st.builds(lambda q: {"query": q}, _cypher_queries(st, cutoff)) if tool.name == "run_cypher"
+        generated = (st.builds(lambda q: {"query": q}, _cypher_queries(st, cutoff)) if tool.does == "run_cypher"
                      else _arguments(st, tool, strings))
 
         try:

@@ -74,19 +74,26 @@ SEARCH_KIND = {"Parametric": None, "Cypher + Lexical": "bm25 (lexical), cut corp
 
 @dataclass(frozen=True)
 class Tool:
+    """A tool as the model sees it (``name``, ``description``, ``parameters``) and the tool that answers it."""
+
     name: str
     description: str
     parameters: dict
+    implementation: str = ""
+
+    @property
+    def does(self) -> str:
+        return self.implementation or self.name
 
     def openai(self) -> dict:
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": self.parameters}}
 
     def function(self, snapshot) -> Callable[..., Any]:
-        call = TOOLS[self.name][2]
+        call = TOOLS[self.does][2]
         if call is not None:
             return lambda **args: call(snapshot, **args)
-        return getattr(Lookups(snapshot), self.name)
+        return getattr(Lookups(snapshot), self.does)
 
 
 def _parameters_of(name: str) -> set[str]:
@@ -96,24 +103,39 @@ def _parameters_of(name: str) -> set[str]:
     return set(TOOLS[name][1]["properties"])
 
 
-def _tool(entry: Any, where: str) -> Tool:
+def _tool(entry: Any, where: str, aliases: dict[str, str] | None = None) -> Tool:
     name = entry.get("name") if isinstance(entry, dict) else entry
-    if not isinstance(name, str) or name not in TOOLS:
-        raise FormatError(f"{where}: tool {name!r} is not one auditpacks implements ({', '.join(TOOLS)})")
-    description, parameters, _ = TOOLS[name]
+    does = (aliases or {}).get(name, name) if isinstance(name, str) else name
+    if not isinstance(name, str) or does not in TOOLS:
+        raise FormatError(f"{where}: tool {name!r} is not one auditpacks implements ({', '.join(TOOLS)}); "
+                          "map it to one with --tool-alias NAME=TOOL")
+    description, parameters, _ = TOOLS[does]
     if isinstance(entry, dict):
         description = entry.get("description") or description
         given = entry.get("parameters") or entry.get("input_schema") or parameters
-        unknown = set((given.get("properties") or {})) - _parameters_of(name) if isinstance(given, dict) else {1}
+        unknown = set((given.get("properties") or {})) - _parameters_of(does) if isinstance(given, dict) else {1}
         if unknown:
-            raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(name))}, "
+            raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(does))}, "
                               f"not {sorted(map(str, unknown))}")
         parameters = given
-    return Tool(name, description, parameters)
+    return Tool(name, description, parameters, does)
 
 
-def conditions(protocol: Path | None = None) -> dict[str, list[Tool]]:
-    """Condition name → its tools: from ``protocol/conditions.json`` when given and present, else the defaults."""
+def parse_aliases(values: list[str]) -> dict[str, str]:
+    """``["THEIRS=OURS", ...]`` from ``--tool-alias`` as a mapping; a malformed one is one line."""
+    out = {}
+    for value in values:
+        theirs, sep, ours = value.partition("=")
+        if not sep or not theirs.strip() or ours.strip() not in TOOLS:
+            raise FormatError(f"--tool-alias {value!r}: expected NAME=TOOL with TOOL one of {', '.join(TOOLS)}")
+        out[theirs.strip()] = ours.strip()
+    return out
+
+
+def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = None) -> dict[str, list[Tool]]:
+    """Condition name → its tools: from ``protocol/conditions.json`` when given and present, else the defaults.
+
+    ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name."""
     path = Path(protocol) / "conditions.json" if protocol else None
     if path is None or not path.is_file():
         return {c: [_tool(n, "defaults") for n in names] for c, names in DEFAULT_CONDITIONS.items()}
@@ -129,5 +151,5 @@ def conditions(protocol: Path | None = None) -> dict[str, list[Tool]]:
         tools = tools.get("tools", []) if isinstance(tools, dict) else tools
         if not isinstance(tools, list):
             raise FormatError(f"{path}: condition {condition!r} holds no list of tools")
-        out[condition] = [_tool(entry, f"{path}: condition {condition!r}") for entry in tools]
+        out[condition] = [_tool(entry, f"{path}: condition {condition!r}", aliases) for entry in tools]
     return out

@@ -55,3 +55,9 @@ def test_other_commands_never_import_the_tool_libraries():
             "print(sorted(m for m in ('ladybug', 'bm25s', 'jsonschema', 'hypothesis') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_malformed_tool_alias_is_one_line(capsys):
+    assert main(["icj-tools", "leak-audit", "--graph", str(GRAPH), "--cutoff", "1986-06-27",
+                 "--tool-alias", "lookup=teleport"]) == 2
+    assert "--tool-alias 'lookup=teleport': expected NAME=TOOL" in capsys.readouterr().err

@@ -73,3 +73,15 @@ def test_results_are_capped_and_carry_their_dates(snap, monkeypatch):
     capped = box.call("get_case", {"case_id": "001"})
     assert capped.truncated and capped.content.endswith("…[result cut at the size cap]")
     assert len(capped.content) == 50 + len(" …[result cut at the size cap]")
+
+
+def test_a_tool_of_the_copy_is_answered_through_its_alias(tmp_path, snap):
+    (tmp_path / "conditions.json").write_text(json.dumps({"graph": ["lookup_case", "cypher_query"]}))
+    with pytest.raises(FormatError, match="--tool-alias NAME=TOOL"):
+        conditions(tmp_path)
+    tools = conditions(tmp_path, {"lookup_case": "get_case", "cypher_query": "run_cypher"})["graph"]
+    assert [(t.name, t.does) for t in tools] == [("lookup_case", "get_case"), ("cypher_query", "run_cypher")]
+    box = ToolBox(snap, tools)
+    assert [s["function"]["name"] for s in box.specs()] == ["lookup_case", "cypher_query"]
+    assert json.loads(box.call("lookup_case", {"case_id": "070"}).content)["case"]["case_id"] == "070"
+    assert not box.call("get_case", {"case_id": "070"}).ok  # only the copy's name is offered
