@@ -12,8 +12,8 @@ from tests.support.icj_graph import GRAPH, TARGETS
 FIXTURE = TARGETS.parent.parent
 
 
-@pytest.mark.parametrize("condition", ["Designed Tools Only", "Cypher + Lexical"])
-def test_a_tool_condition_runs_on_the_embedded_model(embedded_model, tmp_path, condition):
+@pytest.mark.parametrize("condition", ["Parametric", "Designed Tools Only", "Cypher + Lexical"])
+def test_each_condition_runs_on_the_embedded_model(embedded_model, tmp_path, condition):
     pack = tmp_path / "icj.json"
     assert main(["build", "icj", "--source", str(FIXTURE), "--out", str(pack)]) == 0
     out = tmp_path / "out"
