@@ -98,7 +98,8 @@ def main(args) -> int:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         verdict = "passed" if report.passed else f"FAILED: {len(report.leaks)} leaking calls"
-        print(f"leak audit {verdict} ({len(cutoffs)} cutoffs, {len(tools)} tools, {report.calls} calls)")
+        print(f"leak audit {verdict} ({len(cutoffs)} cutoffs, {len(tools)} tools, {report.calls} calls; "
+              f"{report.withheld_clean} clean results the guard would withhold)")
         for leak in summary["first_leaks"]:
             print(f"  {leak['cutoff']} {leak['tool']} {json.dumps(leak['arguments'], ensure_ascii=False)}: "
                   f"{leak['finding']}")

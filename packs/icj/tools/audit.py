@@ -32,6 +32,8 @@ class AuditReport:
     cutoffs: list[str]
     calls: int = 0
     leaks: list[dict] = field(default_factory=list)
+    #: clean results that the run-time guard would still have withheld (its false alarms)
+    withheld_clean: int = 0
 
     @property
     def passed(self) -> bool:
@@ -39,7 +41,7 @@ class AuditReport:
 
     def summary(self) -> dict[str, Any]:
         return {"passed": self.passed, "cutoffs": len(self.cutoffs), "calls": self.calls,
-                "leaks": len(self.leaks), "first_leaks": self.leaks[:5]}
+                "leaks": len(self.leaks), "withheld_clean": self.withheld_clean, "first_leaks": self.leaks[:5]}
 
 
 class _Leak(AssertionError):
@@ -124,6 +126,7 @@ def audit_cutoff(graph: Graph, cutoff: str, tools: list[Tool], cache: Path, exam
             leak = {"cutoff": cutoff, "tool": name, "arguments": arguments, "finding": finding}
             report.leaks.append(leak)
             raise _Leak(json.dumps(leak))
+        report.withheld_clean += any(True for _ in snapshot.guard.violations(result))
 
     strings = _strings(st, probes)
     for tool in tools:

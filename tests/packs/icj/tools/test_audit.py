@@ -28,6 +28,7 @@ def graph():
 def test_the_audit_passes_on_the_fixture_graph(graph):
     report = leak_audit(graph, ["1949-12-15", "1986-06-27", "2025-07-23"], ALL_TOOLS, examples=8)
     assert report.passed, report.summary()
+    assert report.withheld_clean == 0  # the guard withheld no clean result
     assert report.calls > 3 * len(ALL_TOOLS) * 8  # fixed probes plus the generated calls
 
 
