@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditpacks.core.errors import FormatError
+from auditpacks.core.io import iter_jsonl
 from auditpacks.packs.icj.graph.detect import Found, assign, list_tables
 from auditpacks.packs.icj.graph.schema import Mapping, iso_date, load_mapping
 from auditpacks.packs.icj.targets import normalise_case_id
@@ -58,19 +60,34 @@ def _column(name: str, values: list[Any], where: str) -> pa.Array:
     return pa.array(texts, pa.string())
 
 
+def _as_text(name: str, column: pa.ChunkedArray, where: str) -> pa.Array:
+    """A column read as text: kept in Arrow when it casts (long passage columns never become Python strings)."""
+    if name in DATE_COLUMNS or name in CASE_COLUMNS:
+        return _column(name, column.to_pylist(), where)
+    try:
+        return pc.cast(column, pa.string()).combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return _column(name, column.to_pylist(), where)
+
+
 def _read(found: Found, roles: Mapping) -> pa.Table:
     sources = list(found.columns.values())
     where = found.table.name
     if found.table.files[0].suffix == ".jsonl":
-        rows = [json.loads(line) for f in found.table.files
-                for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [r for f in found.table.files for _, r in iter_jsonl(f)]
         data = {c: [r.get(c) if isinstance(r, dict) else None for r in rows] for c in sources}
+        arrays = {canon: _column(canon, data[col], f"{where}.{col}") for canon, col in found.columns.items()}
+        length = len(rows)
     else:
-        parts = [pq.read_table(f, columns=sources) for f in found.table.files]
-        data = pa.concat_tables(parts).to_pydict() if parts else {c: [] for c in sources}
+        try:
+            table = pa.concat_tables([pq.read_table(f, columns=sources) for f in found.table.files],
+                                     promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError) as exc:
+            raise FormatError(f"{where}: its files cannot be read as one table "
+                              f"({str(exc).splitlines()[0][:200]})") from None
+        arrays = {canon: _as_text(canon, table[col], f"{where}.{col}") for canon, col in found.columns.items()}
+        length = table.num_rows
     role = roles.roles[found.role]
-    arrays = {canon: _column(canon, data[col], f"{where}.{col}") for canon, col in found.columns.items()}
-    length = len(next(iter(data.values()))) if data else 0
     for canon in role.columns:
         arrays.setdefault(canon, pa.nulls(length, pa.string()))
     return pa.table({c: arrays[c] for c in role.columns})

@@ -98,3 +98,14 @@ def test_a_bad_date_is_one_line_naming_the_column(tmp_path):
     pq.write_table(pa.Table.from_pylist(rows), path)
     with pytest.raises(FormatError, match=r"judges\.term_end.*'sometime'"):
         read_graph(copy)
+
+
+def test_shards_that_do_not_make_one_table_are_one_line(tmp_path):
+    import pyarrow as pa
+
+    copy = _copy(tmp_path)
+    shard = copy / "data/passages/train-00001-of-00002.parquet"
+    rows = pq.read_table(shard).to_pylist()
+    pq.write_table(pa.Table.from_pylist([{**r, "document_id": 7} for r in rows]), shard)
+    with pytest.raises(FormatError, match=r"^data/passages: its files cannot be read as one table"):
+        read_graph(copy)
