@@ -31,7 +31,8 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "status": ("auditpacks.runner.cli.status", "progress of running shards, read from their journals"),
            "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint"),
            "judge-check": ("auditpacks.runner.cli.judge_check",
-                           "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)")}
+                           "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)"),
+           "icj-tools": ("auditpacks.runner.cli.icj_tools", "ICJ graph snapshots per cutoff and the leak audit")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)

@@ -1,0 +1,1 @@
+"""Retrieval tools over a per-cutoff ICJ graph snapshot, the leak guard and the leak audit."""

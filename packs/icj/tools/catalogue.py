@@ -1,0 +1,155 @@
+"""Tool names, descriptions and JSON schemas, and the conditions that expose them.
+
+The default conditions are the card's three settings. Cypher + Semantic is named **Cypher +
+Lexical** here because its passage search is BM25 over the cut corpus, not embedding search. A
+benchmark copy's ``protocol/conditions.json`` replaces the defaults: its condition names are kept,
+and its tools must be ones implemented here (its JSON schemas are used when it gives them).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from auditpacks.core.errors import FormatError
+from auditpacks.packs.icj.tools import cypher
+from auditpacks.packs.icj.tools.lookups import LIST_CAP, PASSAGE_CAP, Lookups
+
+
+def _str(description: str) -> dict:
+    return {"type": "string", "description": description, "minLength": 1, "maxLength": 2000}
+
+
+def _limit(cap: int) -> dict:
+    return {"type": "integer", "minimum": 1, "maximum": cap, "description": f"at most {cap}"}
+
+
+def _schema(required: dict, optional: dict | None = None) -> dict:
+    return {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required),
+            "additionalProperties": False}
+
+
+QUERY = {"query": _str("words to look for")}
+#: name → (description, JSON schema, how to call it on a snapshot)
+TOOLS: dict[str, tuple[str, dict, Callable]] = {
+    "get_schema": ("The graph's node and relationship tables and their properties.", _schema({}),
+                   lambda s, **a: cypher.schema(s)),
+    "run_cypher": ("Run one read-only Cypher query on the citation graph (rows capped, time-limited).",
+                   _schema({"query": _str("a read-only Cypher query")}), lambda s, **a: cypher.run_query(s, **a)),
+    "search_passages": ("Lexical (BM25) search over passages of decisions, pleadings and UN resolutions.",
+                        _schema(QUERY, {"limit": _limit(cypher.SEARCH_CAP)}),
+                        lambda s, **a: cypher.search_passages(s, **a)),
+    "find_case": ("Find cases by words of their name or by case id.", _schema(QUERY, {"limit": _limit(LIST_CAP)}),
+                  None),
+    "get_case": ("A case and its documents.", _schema({"case_id": _str("three-digit case id, e.g. 070")}), None),
+    "get_case_citations": ("What a case's documents cite, and which documents cite the case.",
+                           _schema({"case_id": _str("three-digit case id")}), None),
+    "find_document": ("Find documents by words of their passages, optionally within one case.",
+                      _schema(QUERY, {"case_id": _str("three-digit case id"), "limit": _limit(PASSAGE_CAP)}), None),
+    "get_document": ("A document with the cases, provisions and resolutions it cites and its judges.",
+                     _schema({"document_id": _str("document id")}), None),
+    "get_passages": ("The passages of one document, in order.",
+                     _schema({"document_id": _str("document id")}, {"limit": _limit(PASSAGE_CAP)}), None),
+    "find_provision": ("Find legal provisions by key, instrument or words, e.g. 'charter 51'.",
+                       _schema(QUERY, {"limit": _limit(LIST_CAP)}), None),
+    "get_provision": ("A provision and the documents citing it.",
+                      _schema({"provision_key": _str("e.g. statute:article_36")}), None),
+    "find_resolution": ("Find UN resolutions by symbol or words of their title.",
+                        _schema(QUERY, {"limit": _limit(LIST_CAP)}), None),
+    "get_resolution": ("A UN resolution, the resolutions it cites and is cited by, and the documents citing it.",
+                       _schema({"symbol": _str("e.g. A/RES/2625(XXV)")}), None),
+    "find_judge": ("Find judges by name or nationality.", _schema(QUERY, {"limit": _limit(LIST_CAP)}), None),
+    "get_judge": ("A judge and the documents the judge sat on.", _schema({"judge_id": _str("judge id")}), None),
+}
+CYPHER_TOOLS = ["get_schema", "run_cypher", "search_passages"]
+DESIGNED_TOOLS = [n for n in TOOLS if n not in CYPHER_TOOLS]
+DEFAULT_CONDITIONS = {"Parametric": [], "Cypher + Lexical": CYPHER_TOOLS, "Designed Tools Only": DESIGNED_TOOLS}
+#: what each default condition's search is, for the run record
+SEARCH_KIND = {"Parametric": None, "Cypher + Lexical": "bm25 (lexical), cut corpus", "Designed Tools Only":
+               "bm25 (lexical), cut corpus"}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool as the model sees it (``name``, ``description``, ``parameters``) and the tool that answers it."""
+
+    name: str
+    description: str
+    parameters: dict
+    implementation: str = ""
+
+    @property
+    def does(self) -> str:
+        return self.implementation or self.name
+
+    def openai(self) -> dict:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
+
+    def function(self, snapshot) -> Callable[..., Any]:
+        call = TOOLS[self.does][2]
+        if call is not None:
+            return lambda **args: call(snapshot, **args)
+        return getattr(Lookups(snapshot), self.does)
+
+
+def _parameters_of(name: str) -> set[str]:
+    call = TOOLS[name][2]
+    if call is None:
+        return set(inspect.signature(getattr(Lookups, name)).parameters) - {"self"}
+    return set(TOOLS[name][1]["properties"])
+
+
+def _tool(entry: Any, where: str, aliases: dict[str, str] | None = None) -> Tool:
+    name = entry.get("name") if isinstance(entry, dict) else entry
+    does = (aliases or {}).get(name, name) if isinstance(name, str) else name
+    if not isinstance(name, str) or does not in TOOLS:
+        raise FormatError(f"{where}: tool {name!r} is not one auditpacks implements ({', '.join(TOOLS)}); "
+                          "map it to one with --tool-alias NAME=TOOL")
+    description, parameters, _ = TOOLS[does]
+    if isinstance(entry, dict):
+        description = entry.get("description") or description
+        given = entry.get("parameters") or entry.get("input_schema") or parameters
+        unknown = set((given.get("properties") or {})) - _parameters_of(does) if isinstance(given, dict) else {1}
+        if unknown:
+            raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(does))}, "
+                              f"not {sorted(map(str, unknown))}")
+        parameters = given
+    return Tool(name, description, parameters, does)
+
+
+def parse_aliases(values: list[str]) -> dict[str, str]:
+    """``["THEIRS=OURS", ...]`` from ``--tool-alias`` as a mapping; a malformed one is one line."""
+    out = {}
+    for value in values:
+        theirs, sep, ours = value.partition("=")
+        if not sep or not theirs.strip() or ours.strip() not in TOOLS:
+            raise FormatError(f"--tool-alias {value!r}: expected NAME=TOOL with TOOL one of {', '.join(TOOLS)}")
+        out[theirs.strip()] = ours.strip()
+    return out
+
+
+def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = None) -> dict[str, list[Tool]]:
+    """Condition name → its tools: from ``protocol/conditions.json`` when given and present, else the defaults.
+
+    ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name."""
+    path = Path(protocol) / "conditions.json" if protocol else None
+    if path is None or not path.is_file():
+        return {c: [_tool(n, "defaults") for n in names] for c, names in DEFAULT_CONDITIONS.items()}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise FormatError(f"{path}: not valid JSON") from None
+    data = data.get("conditions", data) if isinstance(data, dict) else data
+    if not isinstance(data, dict):
+        raise FormatError(f"{path}: expected an object of condition name → list of tools")
+    out = {}
+    for condition, tools in data.items():
+        tools = tools.get("tools", []) if isinstance(tools, dict) else tools
+        if not isinstance(tools, list):
+            raise FormatError(f"{path}: condition {condition!r} holds no list of tools")
+        out[condition] = [_tool(entry, f"{path}: condition {condition!r}", aliases) for entry in tools]
+    return out

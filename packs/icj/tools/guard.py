@@ -1,0 +1,81 @@
+"""The run-time leak guard: every tool result is checked against the cutoff before a model sees it.
+
+It is a second check, independent of the filter in ``graph.cutoff``: it knows, from the full graph,
+which identifiers date from the cutoff or later (``later_identifiers``, plain date comparisons), and
+refuses a result that holds one of them, or a date (a date-typed value, a value that is exactly an
+ISO date, or any value under a date-named key) on or after the cutoff. A refused result is an error
+for the tool call; the model never sees its content.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Any, Iterable
+
+from auditpacks.core.errors import UserError
+from auditpacks.packs.icj.graph.reader import Graph
+from auditpacks.packs.icj.graph.schema import iso_date
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
+DATE_KEYS = {"date", "term_start", "term_end", "first_date", "last_date", "source_dates"}
+
+
+class LeakError(UserError):
+    """A tool result that holds something dated on or after the cutoff."""
+
+
+def _later(values: Iterable[tuple[Any, Any]], cutoff: str) -> set[str]:
+    return {key for key, when in values if key is not None and (iso_date(when) is None or iso_date(when) >= cutoff)}
+
+
+def later_identifiers(graph: Graph, cutoff: str) -> set[str]:
+    """Documents, resolutions and judges of the full graph that were not available before ``cutoff``."""
+    t = graph.tables
+    pairs = [zip(t["documents"]["document_id"].to_pylist(), t["documents"]["date"].to_pylist()),
+             zip(t["resolutions"]["symbol"].to_pylist(), t["resolutions"]["date"].to_pylist())]
+    later = set().union(*(_later(p, cutoff) for p in pairs))
+    judges = [(j, s) for j, s in zip(t["judges"]["judge_id"].to_pylist(), t["judges"]["term_start"].to_pylist())
+              if s is not None]
+    return later | _later(judges, cutoff)
+
+
+def _date_of(value: Any) -> str | None:
+    if isinstance(value, (date, datetime)):
+        return iso_date(value)
+    if isinstance(value, str) and _ISO_DATE.match(value.strip()):
+        return iso_date(value)
+    return None
+
+
+class Guard:
+    """Checks results for one cutoff; ``check`` raises :class:`LeakError` naming the first violation."""
+
+    def __init__(self, cutoff: str, withheld: Iterable[str]) -> None:
+        self.cutoff = cutoff
+        self.withheld = frozenset(withheld)
+
+    def violations(self, value: Any, where: str = "result", dated: bool = False) -> Iterable[str]:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                name = str(key)
+                yield from self.violations(item, f"{where}.{name}",
+                                           dated or name in DATE_KEYS or name.endswith("_date"))
+            return
+        if isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                yield from self.violations(item, f"{where}[{i}]", dated)
+            return
+        day = _date_of(value)
+        if dated and day is None and isinstance(value, (str, int)) and not isinstance(value, bool):
+            day = iso_date(value)
+        if day is not None and day >= self.cutoff:
+            yield f"{where} is dated {day}, not before the cutoff {self.cutoff}"
+        elif isinstance(value, str) and value in self.withheld:
+            yield f"{where} names {value!r}, which dates from the cutoff {self.cutoff} or later"
+
+    def check(self, result: Any) -> Any:
+        """``result`` unchanged when it is clean; else :class:`LeakError`."""
+        for problem in self.violations(result):
+            raise LeakError(f"leak refused: {problem}")
+        return result

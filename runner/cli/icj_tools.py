@@ -1,0 +1,106 @@
+"""``auditpacks icj-tools``: the ICJ Citation Graph behind the tool conditions (describe, snapshot, leak-audit).
+
+    auditpacks icj-tools describe   --graph DIR [--mapping FILE]
+    auditpacks icj-tools snapshot   --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--cache DIR]
+    auditpacks icj-tools leak-audit --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--protocol DIR]
+                                    [--examples N] [--json]
+    auditpacks icj-tools run        --graph DIR --pack PACK.json --condition NAME (--base-url URL --target M |
+                                    --embedded) --out DIR [--protocol DIR] [--max-steps N] [--limit N]
+
+``leak-audit`` exits 1 when any tool returned a canary or something dated on or after a cutoff.
+See docs/icj-tools.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from auditpacks.core.errors import UserError
+from auditpacks.runner.cli.icj_run import add_run_arguments, run
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "auditpacks" / "icj-snapshots"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True)
+    for name, help_text in (("describe", "which table of the copy is which, with row counts"),
+                            ("snapshot", "build the per-cutoff snapshots (cached)"),
+                            ("leak-audit", "plant canaries after each cutoff and fire generated calls at every tool"),
+                            ("run", "run an ICJ pack under a tool condition")):
+        action = sub.add_parser(name, help=help_text)
+        action.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
+        action.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
+        if name == "describe":
+            continue
+        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
+                            "the leak audit's default is a temporary folder)")
+        if name == "run":
+            add_run_arguments(action)
+            continue
+        action.add_argument("--cutoff", action="append", default=[], metavar="YYYY-MM-DD")
+        action.add_argument("--targets", type=Path, help="the benchmark's data/test.jsonl: one cutoff per target date")
+        if name == "leak-audit":
+            action.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
+            action.add_argument("--tool-alias", action="append", default=[], metavar="NAME=TOOL",
+                                help="answer the copy's tool NAME with TOOL (repeatable)")
+            action.add_argument("--examples", type=int, default=25, help="generated calls per tool and cutoff")
+            action.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _cutoffs(args) -> list[str]:
+    from auditpacks.packs.icj.graph.snapshot import check_cutoff
+    from auditpacks.packs.icj.targets import load_targets
+
+    found = [check_cutoff(c) for c in args.cutoff]
+    if args.targets:
+        found += [t.decision_date for t in load_targets(args.targets) if t.decision_date]
+    if not found:
+        raise UserError("no cutoff: give --cutoff or --targets (a test.jsonl with target_decision_date)")
+    return sorted(set(found))
+
+
+def main(args) -> int:
+    from auditpacks.packs.icj.graph.reader import read_graph
+
+    graph = read_graph(args.graph, args.mapping)
+    if args.action == "describe":
+        counts = {role: table.num_rows for role, table in graph.tables.items()}
+        listed = graph.manifest.get("counts", {}) if isinstance(graph.manifest.get("counts"), dict) else {}
+        print(json.dumps({"tables": graph.found, "rows": counts, "manifest_counts": listed,
+                          "source_hash": graph.source_hash}, indent=2, sort_keys=True))
+        return 0
+    if args.action == "run":
+        args.cache = args.cache or default_cache()
+        return run(args, graph)
+    cutoffs = _cutoffs(args)
+    if args.action == "snapshot":
+        from auditpacks.packs.icj.graph.snapshot import snapshot_for
+
+        for cutoff in cutoffs:
+            snapshot = snapshot_for(graph, cutoff, args.cache or default_cache())
+            print(f"{cutoff}: {snapshot.folder} ({snapshot.info['counts']['documents']} documents, "
+                  f"{snapshot.info['lexical']['passages']} passages)")
+        return 0
+    from auditpacks.packs.icj.tools.audit import leak_audit
+    from auditpacks.packs.icj.tools.catalogue import conditions, parse_aliases
+
+    chosen = conditions(args.protocol, parse_aliases(args.tool_alias))
+    tools = {tool.name: tool for group in chosen.values() for tool in group}
+    report = leak_audit(graph, cutoffs, list(tools.values()), examples=args.examples, cache=args.cache)
+    summary = report.summary()
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        verdict = "passed" if report.passed else f"FAILED: {len(report.leaks)} leaking calls"
+        print(f"leak audit {verdict} ({len(cutoffs)} cutoffs, {len(tools)} tools, {report.calls} calls; "
+              f"{report.withheld_clean} clean results the guard would withhold)")
+        for leak in summary["first_leaks"]:
+            print(f"  {leak['cutoff']} {leak['tool']} {json.dumps(leak['arguments'], ensure_ascii=False)}: "
+                  f"{leak['finding']}")
+    return 0 if report.passed else 1

@@ -1,0 +1,31 @@
+"""The ICJ tool conditions end to end on the embedded model (plumbing: its answers are not judged)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from auditpacks.runner.cli.main import main
+from tests.support.icj_graph import GRAPH, TARGETS
+
+FIXTURE = TARGETS.parent.parent
+
+
+@pytest.mark.parametrize("condition", ["Parametric", "Designed Tools Only", "Cypher + Lexical"])
+def test_each_condition_runs_on_the_embedded_model(embedded_model, tmp_path, condition):
+    pack = tmp_path / "icj.json"
+    assert main(["build", "icj", "--source", str(FIXTURE), "--out", str(pack)]) == 0
+    out = tmp_path / "out"
+    code = main(["icj-tools", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
+                 "--base-url", embedded_model.base_url, "--target", embedded_model.model, "--limit", "1",
+                 "--max-steps", "1", "--max-tokens", "16", "--out", str(out), "--cache", str(tmp_path / "cache")])
+    assert code == 0
+    stem = next(out.glob("*.traces.jsonl")).name[: -len(".traces.jsonl")]
+    results = json.loads((out / f"{stem}.json").read_text())["results"]
+    assert len(results) == 1 and results[0]["judgment"]["condition"] == condition
+    trace = json.loads((out / f"{stem}.traces.jsonl").read_text())
+    assert trace["steps"][0]["kind"] == "model" and trace["input_tokens"] > 0
+    assert all(not step.get("leak") for step in trace["steps"])
+    assert main(["export", "icj", str(out / f"{stem}.json"), "--model-id", "smollm2",
+                 "--out", str(tmp_path / "p.jsonl")]) == 0

@@ -1,0 +1,22 @@
+"""The fixture ICJ Citation Graph (tests/fixtures/icj/graph) and snapshots of it for tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+GRAPH = Path(__file__).resolve().parent.parent / "fixtures" / "icj" / "graph"
+TARGETS = Path(__file__).resolve().parent.parent / "fixtures" / "icj" / "data" / "test.jsonl"
+
+#: the 070 merits judgment (the fixture's target for case 070) and the decision dates of the five targets
+NICARAGUA_MERITS = "ICJ_070_MilitaryParamilitaryActivitiesNicaragua_NIC_USA_1986-06-27_JUD_01_ME_00_EN"
+CUTOFFS = ("1948-05-28", "1949-12-15", "1986-06-27", "2004-07-09", "2025-07-23")
+
+
+def snapshots(tmp_path_factory, *cutoffs: str):
+    """Snapshots of the fixture graph, one per cutoff, in a fresh cache folder."""
+    from auditpacks.packs.icj.graph.reader import read_graph
+    from auditpacks.packs.icj.graph.snapshot import snapshot_for
+
+    graph = read_graph(GRAPH)
+    cache = tmp_path_factory.mktemp("snapshots")
+    return {c: snapshot_for(graph, c, cache) for c in cutoffs}
