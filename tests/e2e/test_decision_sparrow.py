@@ -9,7 +9,7 @@ import pytest
 
 from auditpacks.runner.cli.main import main
 from tests.support.runs import results, run_file
-from tests.test_iustitia_support import build_pack
+from tests.support.iustitia import build_pack
 
 SLUG = "sparrow"
 OVER_26 = 3  # the fixture's family-role scenarios have 34 options

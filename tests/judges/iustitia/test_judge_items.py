@@ -10,7 +10,7 @@ from auditpacks.judges.judge_items import FAIL, GOLD, PASS
 from auditpacks.judges.iustitia.judge_items import (FABRICATED, FABRICATED_QUOTES, PRESSURE, WRONG,
                                                     calibration_items, judgment_text)
 from auditpacks.runner.cli.main import main
-from tests.test_iustitia_support import FIXTURE, rows
+from tests.support.iustitia import FIXTURE, rows
 
 
 @pytest.fixture(scope="module")

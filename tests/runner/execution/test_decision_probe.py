@@ -7,7 +7,7 @@ import json
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.execution.decision_probe import longest_state, probe
 from tests.support.faulty_systemone import FaultySystemOne
-from tests.test_iustitia_support import build_pack
+from tests.support.iustitia import build_pack
 
 
 def test_a_truncating_server_gets_a_state_window_warning():
