@@ -84,16 +84,23 @@ def test_launcher_arguments_are_checked():
 
 
 def test_launcher_configures_the_engine_as_documented():
+    """Checked in a fresh interpreter, as the launcher runs: llama.cpp's native library is never loaded into
+    the test process, where other native libraries (OpenMP runtimes) are already in place."""
     if importlib.util.find_spec("xllamacpp") is None:
         model_unusable("xllamacpp is not installed (pip install -e '.[local]')")  # fails when the model is required
-    params = embedded_server.build_params(embedded_server.parse_args(["--threads", "2"]), "model.gguf")
-    assert params.model.path == "model.gguf"
-    assert params.model_alias == {"smollm2"}
-    assert (params.n_ctx, params.n_parallel, params.port, params.n_gpu_layers) == (8192, 1, 0, 0)
-    assert params.hostnames == ["127.0.0.1"]
-    assert params.cpuparams.n_threads == 2 and params.cpuparams_batch.n_threads == 2
-    assert params.cache_ram_mib == 256 and params.verbosity <= 1
-    assert params.cache_prompt  # prefix reuse between requests stays on
+    script = """
+from auditpacks.runner.serving import embedded_server
+params = embedded_server.build_params(embedded_server.parse_args(["--threads", "2"]), "model.gguf")
+assert params.model.path == "model.gguf"
+assert params.model_alias == {"smollm2"}
+assert (params.n_ctx, params.n_parallel, params.port, params.n_gpu_layers) == (8192, 1, 0, 0)
+assert params.hostnames == ["127.0.0.1"]
+assert params.cpuparams.n_threads == 2 and params.cpuparams_batch.n_threads == 2
+assert params.cache_ram_mib == 256 and params.verbosity <= 1
+assert params.cache_prompt  # prefix reuse between requests stays on
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 # -- lifecycle (these take the shared model only to skip or fail like it) ------------------------
