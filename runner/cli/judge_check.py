@@ -23,7 +23,7 @@ from auditpacks.judges.judge_items import with_probes
 from auditpacks.judges.qualification import assess
 from auditpacks.runner.cli.arg_types import integer, number, text
 from auditpacks.runner.execution import selection as select
-from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.execution.config import RunConfig, RunError
 from auditpacks.runner.execution.judge_calibration import REPLAY, calibration_items, grade
 from auditpacks.runner.execution.judge_checks import benchmark_of

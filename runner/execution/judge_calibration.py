@@ -22,14 +22,16 @@ from auditpacks.core.registry import modules
 from auditpacks.judges.judge_items import CalibrationItem
 from auditpacks.judges.checklist import make_judge
 from auditpacks.judges.qualification import verdict_of
-from auditpacks.runner.execution.cache import ResponseCache
+from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.execution.config import RunConfig, RunError
 from auditpacks.runner.execution.engine import build_engine
 from auditpacks.runner.execution.execute import error_result, scenario_arguments
+from auditpacks.runner.execution.model_setup import build_roles
+from auditpacks.runner.models.reply import Reply
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.model_client import completion
-from auditpacks.runner.targets.roles import build_roles
+from auditpacks.runner.targets.simpleaudit_adapter import install_roles
 
 #: The model name the replayed replies are recorded under (no model is called for them).
 REPLAY = "calibration-replay"
@@ -62,7 +64,7 @@ class ReplayAuditor:
         state = _current.get()
         text = state.item.follow_ups[state.follow_ups]
         state.follow_ups += 1
-        return completion({"content": text})
+        return completion(Reply(content=text))
 
 
 @dataclass
@@ -90,9 +92,8 @@ async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest
                         cache=cache)
     if roles.judge is None:
         raise RunError("judge-check needs --judge-model")
-    engine = build_engine(config, "checklist", make_judge(manifest), target_model=REPLAY, base_url=None,
-                          target=ReplayTarget(), roles=roles)
-    engine.auditor_client = ReplayAuditor()
+    engine = build_engine(config, "checklist", make_judge(manifest), target=ReplayTarget(), roles=roles)
+    install_roles(engine, auditor=ReplayAuditor())
     graded = Graded()
     gate = asyncio.Semaphore(max(1, config.concurrency))
 
