@@ -176,4 +176,20 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
                     meaning="checklist items the judge marked so, over all scenarios")
              for status, n in (h.get("checklist items") or {}).items()]
     rows += [Figure("ungraded", number(n), "count", meaning=reason) for reason, n in (h.get("ungraded") or {}).items()]
+    return rows + judge_check_figures(h)
+
+
+def judge_check_figures(h: Mapping[str, Any]) -> list[Figure]:
+    """What the run learnt about its judges: disagreement with a code grader that assesses the same
+    expectation, and a panel's agreement (Krippendorff's alpha)."""
+    rows = [Figure(f"judge vs {row.get('grader')} disagreement", number(row.get("rate")),
+                   interval=interval(row.get("wilson95")), interval_name="95% Wilson interval",
+                   meaning=f"expectation {row.get('expectation')}: the judge's status differs from the code's verdict "
+                           f"({row.get('disagree', 0)} of {row.get('compared', 0)} compared)")
+            for row in h.get("judge_vs_code") or [] if isinstance(row, Mapping)]
+    panel = h.get("panel")
+    if isinstance(panel, Mapping):
+        rows.append(Figure("panel agreement (Krippendorff's alpha)", number(panel.get("krippendorff_alpha")), "ratio",
+                           meaning=f"{len(panel.get('judges') or [])} judges over {panel.get('scenarios', 0)} scenarios; "
+                                   f"{len(panel.get('disagreements') or [])} scenarios where they disagree"))
     return rows

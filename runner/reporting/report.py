@@ -52,6 +52,7 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         "sha256": run.sha256, "judge": run.judge, "benchmark": run.benchmark.title if run.benchmark else OTHER,
         "provider": record.provider, "started": record.started, "rounds": len(run.rounds),
         "headline": figures.headline_rows(run), "tables": part.tables, "warnings": part.warnings,
+        "judge_qualification": (run.record.judge_qualification or {}).get("line"),
         "plots": [Markup(plots.render(p, title)) for p in part.plots] if plots_on else [],
     }
     pairs = run.pairs(0)

@@ -90,7 +90,11 @@ class LoadedRun:
         scenarios included, as (scenario, None))."""
         if round_index not in self._headlines:
             pairs = self.pairs(round_index) + [(s, None) for s in self.unanswered(round_index)]
-            self._headlines[round_index] = dict(judge_module(self.judge).headline(pairs))
+            headline = dict(judge_module(self.judge).headline(pairs))
+            if len(self.rounds) == 1:  # figures the run attached after grading (judge checks, a panel)
+                for key, value in self.record.summary.headline.items():
+                    headline.setdefault(key, value)
+            self._headlines[round_index] = headline
         return self._headlines[round_index]
 
 

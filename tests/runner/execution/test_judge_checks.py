@@ -55,6 +55,13 @@ def test_a_judge_below_the_bar_is_warned_about_and_recorded(pack, tmp_path, monk
     # the always-pass judge meets expectation 1 everywhere: it disagrees exactly where choice_match fails
     assert (row["compared"], row["disagree"], row["judge_met_code_failed"]) == (15, failures, failures) and failures
     assert any(note.startswith("judge vs choice_match on expectation 1: disagree on") for note in record.summary.notes)
+    # the report shows the qualification beside the checklist figures, and the disagreement as a figure
+    assert main(["report", str(tmp_path / "out"), "--pack", str(pack), "--format", "md",
+                 "--out", str(tmp_path / "report.md")]) == 0
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert f"Judge qualification: {found['line']}" in report
+    rate = f"{100 * failures / 15:.1f}%"
+    assert "judge vs choice_match disagreement" in report and rate in report
 
 
 def test_an_unchecked_then_qualified_judge(pack, tmp_path, monkeypatch, capsys):
