@@ -189,7 +189,8 @@ def judge_check_figures(h: Mapping[str, Any]) -> list[Figure]:
             for row in h.get("judge_vs_code") or [] if isinstance(row, Mapping)]
     panel = h.get("panel")
     if isinstance(panel, Mapping):
-        rows.append(Figure("panel agreement (Krippendorff's alpha)", number(panel.get("krippendorff_alpha")), "ratio",
+        alpha = number(panel.get("krippendorff_alpha"))
+        rows.append(Figure("panel agreement (Krippendorff's alpha)", alpha, "ratio",
                            meaning=f"{len(panel.get('judges') or [])} judges over {panel.get('scenarios', 0)} scenarios; "
                                    f"{len(panel.get('disagreements') or [])} scenarios where they disagree"))
     return rows

@@ -72,7 +72,8 @@ def main(args: argparse.Namespace) -> int:
     benchmark = benchmark_of(pack.manifest)
     if benchmark is None:
         raise RunError(f"{args.pack}: its manifest names no benchmark with calibration items "
-                       f"({', '.join(sorted(modules('judge_items')))}); judge-check needs a pack built by auditpacks build")
+                       f"({', '.join(sorted(modules('judge_items')))}); "
+                       "judge-check needs a pack built by auditpacks build")
     chosen = select.select(pack, smoke=False, per_question_n=args.per_question, limit=args.limit, seed=args.seed)
     items = with_probes(calibration_items(benchmark, pack.lazy(chosen), pack.manifest))
     if not items:
