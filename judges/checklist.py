@@ -190,7 +190,8 @@ def judge_check_figures(h: Mapping[str, Any]) -> list[Figure]:
     panel = h.get("panel")
     if isinstance(panel, Mapping):
         alpha = number(panel.get("krippendorff_alpha"))
+        judges, disagree = len(panel.get("judges") or []), len(panel.get("disagreements") or [])
         rows.append(Figure("panel agreement (Krippendorff's alpha)", alpha, "ratio",
-                           meaning=f"{len(panel.get('judges') or [])} judges over {panel.get('scenarios', 0)} scenarios; "
-                                   f"{len(panel.get('disagreements') or [])} scenarios where they disagree"))
+                           meaning=f"{judges} judges over {panel.get('scenarios', 0)} scenarios; "
+                                   f"{disagree} scenarios where they disagree"))
     return rows
