@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 LINES = [line.strip() for line in (ROOT / "deploy" / "Containerfile").read_text().splitlines()
          if line.strip() and not line.lstrip().startswith("#")]
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 import yaml
+from tests.support.paths import ROOT
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY = ROOT / "deploy"
 MANIFESTS = sorted(DEPLOY.glob("k8s-*.yaml"))
 KUBERNETES = "1.31.0"  # podFailurePolicy's FailIndex and backoffLimitPerIndex are there (beta since 1.29)
 

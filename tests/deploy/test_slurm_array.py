@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
+from tests.support.paths import ROOT
 
-SCRIPT = Path(__file__).resolve().parents[2] / "deploy" / "slurm-array.sh"
+SCRIPT = ROOT / "deploy" / "slurm-array.sh"
 
 #: sbatch stand-in: logs its arguments, prints job ids 101, 102, ...
 SBATCH = """#!/bin/bash

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from auditpacks.runner.cli.main import main
+from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.model
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def test_the_embedded_judge_is_checked_and_its_report_written(tmp_path, embedded_model, capsys):

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.slurm_cluster import SlurmCluster, unavailable
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "slurm-array.sh"
 CLI = Path(sys.executable).with_name("auditpacks")
 MODEL_FLAGS = ("--target", "smollm2", "--provider", "llamacpp", "--max-tokens", "16")

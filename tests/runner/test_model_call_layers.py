@@ -6,8 +6,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from tests.support.paths import ROOT
 
-RUNNER = Path(__file__).resolve().parents[2] / "runner"
+RUNNER = ROOT / "runner"
 #: subpackage → the runner subpackages it must not import
 FORBIDDEN = {"targets": {"execution", "cli", "reporting"}, "models": {"execution", "targets", "cli", "reporting"}}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from tests.support.paths import FIXTURES
 
-GRAPH = Path(__file__).resolve().parent.parent / "fixtures" / "icj" / "graph"
-TARGETS = Path(__file__).resolve().parent.parent / "fixtures" / "icj" / "data" / "test.jsonl"
+GRAPH = FIXTURES / "icj" / "graph"
+TARGETS = FIXTURES / "icj" / "data" / "test.jsonl"
 
 #: the 070 merits judgment (the fixture's target for case 070) and the decision dates of the five targets
 NICARAGUA_MERITS = "ICJ_070_MilitaryParamilitaryActivitiesNicaragua_NIC_USA_1986-06-27_JUD_01_ME_00_EN"

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.runner.cli.main import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_args(pack: Path, out: Path, base_url: str | None, *extra: str, target: str = "m") -> list[str]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from auditpacks.judges.judge_items import FAIL, GOLD, PASS
 from auditpacks.judges.jacite.judge_items import INVENTED, WRONG, calibration_items
 from auditpacks.runner.cli.main import main
+from tests.support.paths import FIXTURES as TESTS_FIXTURES
 
-FIXTURES = Path(__file__).parents[2] / "fixtures" / "jacite"
+FIXTURES = TESTS_FIXTURES / "jacite"
 
 
 def test_three_core_items_per_question_cite_as_their_rule_says(tmp_path):

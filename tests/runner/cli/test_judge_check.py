@@ -17,8 +17,8 @@ from auditpacks.judges.judge_items import GOLD
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.scripted_judge import answer
+from tests.support.paths import FIXTURES
 
-FIXTURES = Path(__file__).parents[2] / "fixtures"
 #: Core kinds per benchmark (the should-fail ones after GOLD) and whether its prompts list options.
 BENCHMARKS = {"iustitia": (4, True), "jacite": (3, False)}
 

@@ -12,8 +12,8 @@ from auditpacks.core.record import RunRecord
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.scripted_judge import answer
+from tests.support.paths import FIXTURES
 
-FIXTURES = Path(__file__).parents[2] / "fixtures"
 
 
 @pytest.fixture(scope="module")

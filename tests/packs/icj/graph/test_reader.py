@@ -11,8 +11,9 @@ import pytest
 
 from auditpacks.core.errors import FormatError
 from auditpacks.packs.icj.graph.reader import read_graph
+from tests.support.paths import FIXTURES
 
-GRAPH = Path(__file__).resolve().parents[3] / "fixtures" / "icj" / "graph"
+GRAPH = FIXTURES / "icj" / "graph"
 
 
 @pytest.fixture(scope="module")
