@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from auditpacks.core.registry import BENCHMARKS, GENERAL_JUDGES, benchmark_of, load
+from auditpacks.core.run_files import is_error
 
 #: The verdict words, in the order they are shown.
 OUTCOMES = ("correct", "wrong", "invented", "ungraded", "error")
@@ -119,7 +120,7 @@ def outcome(result: Mapping[str, Any]) -> str:
     correct (simpleaudit's ``pass``) or wrong (any other severity)."""
     severity = result.get("severity")
     judgment = result.get("judgment") or {}
-    if severity == "ERROR":
+    if is_error(result):
         return "error"
     if severity == "ungraded":
         return "ungraded"

@@ -32,3 +32,12 @@ def test_markdown_keeps_the_columns_not_marked_html_only():
 def test_question_group():
     assert question_group({"metadata": {"question_id": "q1"}, "category": "x"}) == "q1"
     assert question_group({"decision": {"id": "d"}}) == "d" and question_group({}) == "all"
+
+
+def test_a_result_whose_judgment_failed_is_an_error_word_as_it_is_an_error_count():
+    from auditpacks.judges.figures import outcome
+
+    assert outcome({"severity": "pass", "judgment": {"severity": "ERROR"}}) == "error"
+    assert outcome({"severity": "ERROR"}) == "error"
+    assert outcome({"severity": "pass", "judgment": {"severity": "pass"}}) == "correct"
+    assert outcome({"severity": "ungraded", "judgment": {}}) == "ungraded"
