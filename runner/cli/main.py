@@ -183,9 +183,24 @@ def report_run(record, as_json: bool) -> int:
 def _run(args) -> int:
     from auditpacks.runner.execution.run import run
 
+    if args.dry_run:
+        return _quote(args)
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
         record = run(config_from_args(args))
     return report_run(record, args.json)
+
+
+def _quote(args) -> int:
+    """``run --dry-run``: the quote on stdout (table or JSON); nothing is sent."""
+    from auditpacks.runner.execution.plan import quote
+    from auditpacks.runner.execution.plan_view import print_quote
+
+    result = quote(config_from_args(args))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_quote(result)
+    return EXIT_OK
 
 
 def _merge(args) -> int:

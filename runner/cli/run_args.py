@@ -119,6 +119,14 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--batch-questions", type=integer(1), default=MAX_QUESTIONS, metavar="N",
                        help="decision runs: questions on one state per System One request (default %(default)s; 1: one "
                             "question per request)")
+    speed.add_argument("--dry-run", action="store_true",
+                       help="send nothing: print per model the scenarios, documents, tokens, and the cost and time "
+                            "of a plain, prompt-cached, batch and batch+cached run (see docs/hosted.md)")
+    speed.add_argument("--prices", type=Path, metavar="FILE",
+                       help="price table (YAML, dated) for quotes and incurred cost (default: the bundled one)")
+    speed.add_argument("--batch-api", action="store_true",
+                       help="send the run as OpenAI Batch or Anthropic Message Batches jobs (half price; "
+                            "resumable: a rerun re-attaches to submitted batches)")
     speed.add_argument("--no-probe", dest="probe", action="store_false",
                        help="decision runs: do not probe the endpoint (schema, option order, determinism, state "
                             "window) before the first scenario")
@@ -177,7 +185,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
         show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
-        check=args.check, probe=args.probe,
+        check=args.check, probe=args.probe, prices=args.prices, batch_api=args.batch_api,
     )
 
 

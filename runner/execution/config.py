@@ -76,6 +76,8 @@ class RunConfig:
     show_progress: bool | None = None
     log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
+    prices: Path | None = None          # the price table (None: the bundled one)
+    batch_api: bool = False             # send the run through the provider's batch API
     probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
 
     @property
@@ -112,6 +114,7 @@ class RunConfig:
         data["pack"] = Path(self.pack).name
         data["out"] = None
         data["cache_dir"] = None if self.cache_dir is None else str(self.cache_dir)
+        data["prices"] = None if self.prices is None else Path(self.prices).name
         return data
 
     def fingerprint(self, model: str, base_url: str | None, digest: str | None = None,
