@@ -113,6 +113,7 @@ class RunRecord:
     rounds: list[Round] = field(default_factory=list)
     merged_from: dict[str, Any] | None = None
     decision_probe: dict[str, Any] | None = None   # the endpoint's conformance probe before a decision run
+    cost: dict[str, Any] | None = None   # hosted runs: the quote beside the tokens and cost incurred
     started: str = ""
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -179,7 +180,7 @@ class RunRecord:
             extra={k: v for k, v in data.items() if k not in known},
             **{k: data[k] for k in ("auditpacks", "simpleaudit", "model_digest", "base_url", "embedded",
                                     "judge_model", "models", "judge_qualification", "shard", "cache", "performance", "seed", "merged_from",
-                                    "decision_probe", "started", "seconds") if k in data},
+                                    "decision_probe", "cost", "started", "seconds") if k in data},
         )
         if record.shard is not None:
             _check_shard(record.shard, f"{source}: shard")

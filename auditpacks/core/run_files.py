@@ -22,6 +22,7 @@ RESULTS_SUFFIX = ".json"
 RECORD_SUFFIX = ".run.json"
 JOURNAL_SUFFIX = ".journal.jsonl"
 PROGRESS_SUFFIX = ".progress.json"
+BATCHES_SUFFIX = ".batches.jsonl"
 ERROR = "ERROR"
 
 _ROUND = re.compile(r"\.round\d+$")
@@ -47,10 +48,15 @@ def progress_name(stem: str) -> str:
     return stem + PROGRESS_SUFFIX
 
 
+def batches_name(stem: str) -> str:
+    """The log of a ``--batch-api`` run's submitted batches and their downloaded results (for re-attaching)."""
+    return stem + BATCHES_SUFFIX
+
+
 def stem_of(path: str | Path) -> str:
     """The run's stem from any of its files (results of any round, run record or journal)."""
     name = Path(path).name
-    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, RESULTS_SUFFIX):
+    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, BATCHES_SUFFIX, RESULTS_SUFFIX):
         if name.endswith(suffix):
             return _ROUND.sub("", name[: -len(suffix)])
     return name

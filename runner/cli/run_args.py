@@ -127,6 +127,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--batch-api", action="store_true",
                        help="send the run as OpenAI Batch or Anthropic Message Batches jobs (half price; "
                             "resumable: a rerun re-attaches to submitted batches)")
+    speed.add_argument("--batch-poll", type=number(0.0), default=30.0, metavar="SECONDS",
+                       help="seconds between polls of submitted batches (default 30)")
     speed.add_argument("--no-probe", dest="probe", action="store_false",
                        help="decision runs: do not probe the endpoint (schema, option order, determinism, state "
                             "window) before the first scenario")
@@ -186,6 +188,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
         check=args.check, probe=args.probe, prices=args.prices, batch_api=args.batch_api,
+        batch_poll_s=args.batch_poll,
     )
 
 

@@ -78,6 +78,7 @@ class RunConfig:
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
     prices: Path | None = None          # the price table (None: the bundled one)
     batch_api: bool = False             # send the run through the provider's batch API
+    batch_poll_s: float = 30.0          # seconds between polls of submitted batches
     probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
 
     @property

@@ -41,6 +41,8 @@ class Prompt:
     document: str
     text: str
     messages: list[dict[str, Any]]
+    question: str = ""
+    documents: Any = None
 
 
 @dataclass
@@ -109,9 +111,11 @@ def prompts(config: RunConfig) -> tuple[list[Prompt], str]:
     layout = LAYOUTS[order]
     out = []
     for scenario in pack.lazy(scenarios):
-        messages = layout(system=config.system_prompt, user=scenario.get("test_prompt") or scenario["description"],
-                          documents=scenario.get("documents"), file_uri=scenario.get("file_uri"))
-        out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages))
+        question = scenario.get("test_prompt") or scenario["description"]
+        messages = layout(system=config.system_prompt, user=question, documents=scenario.get("documents"),
+                          file_uri=scenario.get("file_uri"))
+        out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages,
+                          question, scenario.get("documents")))
     return out, order
 
 

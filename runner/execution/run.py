@@ -190,7 +190,11 @@ def run(config: RunConfig) -> RunRecord:
     readiness.gate(config)
     with endpoint(config) as ep:
         model = config.target if config.decision else ep.model
-        if not config.decision:
+        if config.batch_api and not config.decision:
+            from auditpacks.runner.execution.batch_run import batch_target
+
+            target, digest = batch_target(config, ep.model, poll_s=config.batch_poll_s), None
+        elif not config.decision:
             target, digest = chat_target(config, ep, cache)
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
@@ -226,6 +230,8 @@ def run(config: RunConfig) -> RunRecord:
                                                        target_stats=stats),
                         summary=summary)
     record.decision_probe = probe
+    if not config.decision and not ep.embedded:
+        record.cost = cost_record(config, model, (stats or {}).get("usage"))
     attach_judge_checks(record, manifest=pack.manifest, judge=judge, judge_client=roles.judge,
                         scenarios=[s for o in outcomes for s in o.scenarios],
                         results=[r for o in outcomes for r in o.results], load=pack.load, panel=panel)

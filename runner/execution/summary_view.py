@@ -34,6 +34,8 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
         **_counts(s),
         "figures": [f.to_dict() for f in run_figures(record)],
     }
+    if record.cost:
+        data["cost"] = record.cost
     if record.repeats > 1:
         data["rounds"] = [{"round": r.round, "seed": r.seed, "results": r.results,
                            **(_counts(r.summary) if r.summary else {}),
@@ -81,7 +83,7 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     if s.commonest_error:
         console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
                       markup=False)
-    for line in _performance_lines(record.performance) + _grader_lines(record.models):
+    for line in _performance_lines(record.performance) + _grader_lines(record.models) + _cost_lines(record.cost):
         console.print(line, markup=False)
     rows = run_figures(record)
     if rows:
@@ -90,6 +92,13 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
         console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
     for note in s.notes + list(s.headline.get("warnings") or []):
         console.print(f"note: {note}", markup=False)
+
+
+def _cost_lines(cost: dict[str, Any] | None) -> list[str]:
+    from auditpacks.runner.execution.reconcile import cost_line
+
+    line = cost_line(cost)
+    return [line] if line else []
 
 
 def _grader_lines(models: dict[str, Any] | None) -> list[str]:

@@ -21,6 +21,7 @@ from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import RetryPolicy, call_with_retries
+from auditpacks.runner.models.usage import Usage
 
 
 class ModelAPI:
@@ -79,6 +80,7 @@ class Model:
     def __init__(self, api: ModelAPI, *, policy: RetryPolicy, cache: ResponseCache | None = None) -> None:
         self.api, self.policy, self.cache = api, policy, cache
         self.counts = {"calls": 0, "requests": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
+        self.usage = Usage()   # normalised tokens of the replies the provider sent (and billed)
         self._scrub = secret_scrubber(api.secret)
 
     async def generate(self, request: Request) -> Reply:
@@ -95,6 +97,8 @@ class Model:
             reply = await call_with_retries(lambda: self.api.call(body, request), self.policy, scrub=self._scrub)
             if self.cache is not None:
                 self.cache.put(key, reply.record())
+            self.usage += Usage(reply.input_tokens or 0, reply.cached_input_tokens or 0,
+                                reply.cache_write_tokens or 0, reply.output_tokens or 0)
         self.counts["calls"] += 1
         self.counts["cache_hits" if reply.cached else "requests"] += 1
         self.counts["input_tokens"] += reply.input_tokens or 0
@@ -124,7 +128,9 @@ class Model:
         return self.api.fatal
 
     def stats(self) -> dict[str, Any]:
-        return self.api.stats()
+        """The provider's figures, and the normalised usage of what it answered (when it sent anything)."""
+        usage = {"usage": self.usage.to_dict()} if self.usage.input or self.usage.output else {}
+        return {**self.api.stats(), **usage}
 
     async def aclose(self) -> None:
         await self.api.aclose()

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 #: The fields a reply is cached and stored with.
-FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reason")
+FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reason", "cached_input_tokens",
+          "cache_write_tokens")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Request:
     response_format: Mapping[str, Any] | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     lane: int | None = None
+    group: str | None = None   # the scenario's document key (a provider's prompt-cache key; not in the cache key)
     prompt_order: str | None = None
     repeat: int = 0
 
@@ -42,6 +44,8 @@ class Reply:
     output_tokens: int | None = None
     finish_reason: str | None = None
     cached: bool = False   # answered from the response cache
+    cached_input_tokens: int | None = None   # prompt tokens the provider read from its prompt cache (inside input)
+    cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
 
     @property
     def truncated(self) -> bool:
@@ -50,7 +54,7 @@ class Reply:
 
     def record(self) -> dict[str, Any]:
         """The reply as the cache stores it."""
-        return {name: getattr(self, name) for name in FIELDS}
+        return {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":

@@ -55,5 +55,6 @@ def chat_model(provider: str, *, model: str, base_url: str | None, api_key: str 
             identity=identity or {"base_url": url.rstrip("/")},
             token_param="max_completion_tokens" if providers.official_openai(provider, url) else "max_tokens",
             preflight=preflight, slot_pinning=slot_pinning,
+            prompt_cache_key=not embedded and providers.official_openai(provider, url),
         )
     return Model(api, policy=policy, cache=cache)

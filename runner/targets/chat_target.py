@@ -58,7 +58,7 @@ class ChatTarget(RunTarget):
             messages=self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri),
             params=dict(params or {}), response_format=response_format,
             headers=dict((context.trace_headers if context else None) or {}),
-            lane=log.lane if log is not None else None,
+            lane=log.lane if log is not None else None, group=log.group if log is not None else None,
             prompt_order=self.layout_name if self.layout_name != STOCK else None, repeat=self.repeat)
         try:
             response = chat_response(await self.model.generate(request))

@@ -12,11 +12,13 @@ evaluated, ``cache_n`` reused) are summed over the requests actually sent, for t
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.usage import from_openai
 from auditpacks.runner.targets import slots
 
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
@@ -29,9 +31,16 @@ def reply_from_completion(completion: Any) -> Reply:
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
     usage = getattr(completion, "usage", None)
+    tokens = from_openai(usage)
     return Reply(content=message.content or "", reasoning=reasoning if isinstance(reasoning, str) else None,
                  input_tokens=getattr(usage, "prompt_tokens", None),
-                 output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason)
+                 output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
+                 cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None)
+
+
+def cache_key_of(group: str) -> str:
+    """The ``prompt_cache_key`` of a document: a short hash of its key (no document text leaves in it)."""
+    return "doc-" + hashlib.sha256(group.encode("utf-8")).hexdigest()[:24]
 
 
 class OpenAIChatAPI(ModelAPI):
@@ -39,10 +48,12 @@ class OpenAIChatAPI(ModelAPI):
 
     def __init__(self, *, model: str, base_url: str, api_key: str, timeout: float | None = None,
                  identity: Mapping[str, Any] | None = None, token_param: str = "max_tokens",
-                 preflight: Callable[[], None] | None = None, slot_pinning: bool = False) -> None:
+                 preflight: Callable[[], None] | None = None, slot_pinning: bool = False,
+                 prompt_cache_key: bool = False) -> None:
         self.model, self.base_url, self.timeout = model, base_url.rstrip("/"), timeout
         self.identity = dict(identity or {"base_url": self.base_url})
         self.token_param, self.slot_pinning = token_param, slot_pinning
+        self.prompt_cache_key = prompt_cache_key   # send each document's key, so its requests meet its cached prefix
         self.server_tokens = {"requests": 0, "prompt_n": 0, "cache_n": 0}
         self.secret = api_key
         self._preflight = preflight
@@ -56,10 +67,12 @@ class OpenAIChatAPI(ModelAPI):
             body[self.token_param] = body.pop("max_tokens")
         if request.response_format:
             body["response_format"] = dict(request.response_format)
+        if self.prompt_cache_key and request.group:
+            body["prompt_cache_key"] = cache_key_of(request.group)
         return {"model": self.model, "messages": request.messages, **body}
 
     def cache_key(self, body: Mapping[str, Any], request: Request) -> dict[str, Any]:
-        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        params = {k: v for k, v in body.items() if k not in ("model", "messages", "prompt_cache_key")}
         key = {"api": "openai-chat", "model": self.model, **self.identity, "messages": body["messages"],
                "params": params, "repeat": request.repeat}
         if request.prompt_order:  # stock keys stay as they were, so older caches still answer
