@@ -27,8 +27,8 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def print_quote(quote: Quote, out: TextIO = sys.stdout) -> None:
-    console = Console(file=out, width=120, soft_wrap=True)
+def print_quote(quote: Quote, out: TextIO | None = None) -> None:
+    console = Console(file=out or sys.stdout, width=120, soft_wrap=True)
     console.print(f"Quote for {quote.pack}: nothing was sent. Prompt order {quote.prompt_order}, "
                   f"{quote.repeats} round(s), concurrency {quote.concurrency}; prices of {quote.price_date} "
                   f"({quote.price_source}).")
