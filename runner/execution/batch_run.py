@@ -69,7 +69,7 @@ def anthropic_body(config: RunConfig, model: str, prompt: Prompt, order: str) ->
 
 
 def client_for(config: RunConfig):
-    key = config.target_key
+    key = config.target_key()
     if not key:
         raise RunError(f"--batch-api needs the provider's key (--api-key or ${providers.provider(config.provider).key_variable})")
     if config.provider == "anthropic":

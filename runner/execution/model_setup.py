@@ -29,7 +29,7 @@ from auditpacks.runner.targets.providers import ollama_host, public_url
 
 def owns(config: RunConfig) -> bool:
     """Whether this run's target is one of our own clients (else an any-llm provider)."""
-    return config.decision is None and (config.embedded or providers.ours(config.provider))
+    return config.decision is None and (config.embedded or config.batch_api or providers.ours(config.provider))
 
 
 def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> str | None:

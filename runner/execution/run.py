@@ -27,6 +27,7 @@ from auditpacks.core.run_files import journal_name, record_name, progress_name
 from auditpacks.runner.execution import decision_probe
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import readiness, shard
+from auditpacks.runner.execution.reconcile import cost_record
 from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name

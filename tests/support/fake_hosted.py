@@ -11,8 +11,8 @@ that an earlier prompt with the same ``prompt_cache_key`` shared, when it is at 
 ``min_cache`` tokens, and reports it in ``usage.prompt_tokens_details.cached_tokens`` (inside
 ``prompt_tokens``); Anthropic caches the prefix up to the block marked ``cache_control`` (writing
 it once, reading it after) and reports ``input_tokens`` without cache reads and writes. Batches
-stay ``in_progress`` while ``hold`` is set and end at the next poll after; ``fail`` names custom
-ids that error, ``expire`` makes the next batch to end expire with no results.
+stay ``in_progress`` while ``hold`` is set and end at the next poll after; the first ``fail_first``
+requests of each batch error, ``expire`` makes the next batch to end expire with no results.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class FakeHosted:
         self.submitted: list[str] = []
         self.chat_requests: list[dict[str, Any]] = []
         self.hold = threading.Event()
-        self.fail: set[str] = set()
+        self.fail_first = 0
         self.expire = False
         self.lock = threading.Lock()
         self._server = LoopbackServer(_Handler, fake=self)
@@ -136,16 +136,17 @@ class FakeHosted:
             self.expire, batch["status"], batch["results"] = False, "expired", []
             return
         lines = []
+        failing = {r["custom_id"] for r in batch["requests"][:self.fail_first]}
         for request in batch["requests"]:
             cid = request["custom_id"]
             if batch["kind"] == "openai":
-                if cid in self.fail:
+                if cid in failing:
                     lines.append({"id": "r", "custom_id": cid, "response": {"status_code": 400, "body": {
                         "error": {"message": "invalid request", "type": "invalid_request_error"}}}, "error": None})
                 else:
                     lines.append({"id": "r", "custom_id": cid, "error": None,
                                   "response": {"status_code": 200, "body": self.openai_chat(request["body"])}})
-            elif cid in self.fail:
+            elif cid in failing:
                 lines.append({"custom_id": cid, "result": {"type": "errored", "error": {"type": "error", "error": {
                     "type": "invalid_request_error", "message": "invalid request"}}}})
             else:
