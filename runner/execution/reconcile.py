@@ -9,15 +9,17 @@ the response cache cost nothing and are not counted.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from auditpacks.runner.execution.config import RunConfig
-from auditpacks.runner.execution.plan import ModelQuote, quote
 from auditpacks.runner.models import prices
 from auditpacks.runner.models.usage import Usage
 
+if TYPE_CHECKING:  # the report reads cost_line without the run's machinery
+    from auditpacks.runner.execution.config import RunConfig
+    from auditpacks.runner.execution.plan import ModelQuote
 
-def run_way(config: RunConfig, usage: Usage) -> str:
+
+def run_way(config: "RunConfig", usage: Usage) -> str:
     """How the run was sent: through the batch API or not, with or without prompt-cache hits."""
     cached = usage.cached_input > 0 or usage.cache_write > 0
     if config.batch_api:
@@ -29,8 +31,8 @@ def hit_rate(usage: Usage) -> float | None:
     return usage.cached_input / usage.input if usage.input else None
 
 
-def cost_record(config: RunConfig, model: str, usage: Mapping[str, Any] | None,
-                quoted: ModelQuote | None = None) -> dict[str, Any] | None:
+def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None,
+                quoted: "ModelQuote | None" = None) -> dict[str, Any] | None:
     """The ``cost`` block for ``model``'s run (None when the price table does not list it and nothing was billed)."""
     table = prices.load(config.prices)
     price = table.lookup(model)
@@ -39,6 +41,8 @@ def cost_record(config: RunConfig, model: str, usage: Mapping[str, Any] | None,
         return None
     way = run_way(config, spent)
     if quoted is None and price is not None:
+        from auditpacks.runner.execution.plan import quote
+
         quoted = quote(config, [model]).models[0]
     incurred = prices.cost(spent, price, batch=config.batch_api) if price else None
     expected = quoted.cost[way] if quoted else None

@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from auditpacks.core.registry import benchmark_of
 from auditpacks.judges.figures import Section
+from auditpacks.runner.execution.reconcile import cost_line
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.calibration_section import calibration_section
@@ -53,6 +54,7 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         "provider": record.provider, "started": record.started, "rounds": len(run.rounds),
         "headline": figures.headline_rows(run), "tables": part.tables, "warnings": part.warnings,
         "judge_qualification": (run.record.judge_qualification or {}).get("line"),
+        "cost": cost_line(record.cost),
         "plots": [Markup(plots.render(p, title)) for p in part.plots] if plots_on else [],
     }
     pairs = run.pairs(0)

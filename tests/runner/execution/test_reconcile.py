@@ -4,6 +4,7 @@ within a few percent of it, and document-first prompts earn more cache hits than
 import pytest
 
 import auditpacks
+from auditpacks.runner.cli.main import main
 from auditpacks.runner.execution.reconcile import cost_line
 from auditpacks.runner.models import prices
 from auditpacks.runner.models.usage import Usage
@@ -17,7 +18,7 @@ def hosted_run(tmp_path, order):
     with FakeHosted() as server:
         _, record = auditpacks.run(pack, target="gpt-4o-mini", provider="openai", base_url=server.base_url,
                                    prices=table, prompt_order=order, out=tmp_path / order, quiet=True)
-    return record, server.bill, prices.load(table)
+    return record, server.bill, prices.load(table), tmp_path / order
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def runs(tmp_path_factory):
 
 
 def test_record_tokens_are_the_fake_providers_bill(runs):
-    for record, bill, _ in runs.values():
+    for record, bill, _, _ in runs.values():
         assert record.summary.completed == 9
         incurred = record.cost["incurred"]
         assert {k: incurred[k] for k in bill} == bill
@@ -41,13 +42,17 @@ def test_document_first_earns_a_higher_cache_hit_rate_than_stock(runs):
 
 
 def test_quote_is_within_a_few_percent_of_the_bill(runs):
-    for record, bill, table in runs.values():
+    for record, bill, table, _ in runs.values():
         billed = prices.cost(Usage(**bill), table.lookup("gpt-4o-mini"))
         assert record.cost["incurred"]["cost"] == pytest.approx(billed)
         assert record.cost["quote"]["cost"] == pytest.approx(billed, rel=0.03)
         assert record.cost["price_table_date"] == "2026-12-01"
 
 
-def test_the_summary_line_shows_cost_and_hit_rate(runs):
-    line = cost_line(runs["document-first"][0].cost)
-    assert "incurred" in line and "quoted" in line and "cache hit rate" in line and "$" in line
+def test_the_summary_and_the_report_show_quote_bill_and_hit_rate(runs, capsys):
+    record, _, _, folder = runs["document-first"]
+    line = cost_line(record.cost)
+    rate = record.cost["incurred"]["cache_hit_rate"]
+    assert "incurred" in line and "quoted" in line and f"cache hit rate {rate:.0%}" in line
+    assert main(["report", str(folder), "--format", "md"]) == 0
+    assert "Quote and bill: cost (caching" in capsys.readouterr().out
