@@ -71,7 +71,8 @@ def anthropic_body(config: RunConfig, model: str, prompt: Prompt, order: str) ->
 def client_for(config: RunConfig):
     key = config.target_key()
     if not key:
-        raise RunError(f"--batch-api needs the provider's key (--api-key or ${providers.provider(config.provider).key_variable})")
+        variable = providers.provider(config.provider).key_variable
+        raise RunError(f"--batch-api needs the provider's key (--api-key or ${variable})")
     if config.provider == "anthropic":
         return AnthropicBatches(base_url=config.base_url, api_key=key, timeout=config.timeout)
     return OpenAIBatches(base_url=providers.openai_base_url(config.provider, config.base_url), api_key=key,

@@ -178,7 +178,8 @@ def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, confi
     seconds = {"plain": _seconds(docs, usage["plain"], speed, output, config.concurrency),
                "caching": _seconds(docs, usage["caching"], speed, output, config.concurrency),
                "batch": batch_s, "both": batch_s}
-    return ModelQuote(model=model, scenarios=len(items), documents=len(docs), requests=sum(len(d.prompts) for d in docs),
+    return ModelQuote(model=model, scenarios=len(items), documents=len(docs),
+                      requests=sum(len(d.prompts) for d in docs),
                       prompt_tokens=usage["plain"].input,
                       shared_prefix_tokens=sum(d.prefix for d in docs), output_tokens=usage["plain"].output,
                       tokenizer=count.label, price=price, usage=usage, cost=cost, seconds=seconds)

@@ -38,7 +38,8 @@ def print_quote(quote: Quote, out: TextIO | None = None) -> None:
             table.add_column(column, justify="left" if column == "way" else "right")
         for way in WAYS:
             cached = way in ("caching", "both")
-            batch_note = f" (≤ 24 h, typically {quote.batch_turnaround_hours:g} h)" if way in ("batch", "both") else ""
+            batch = way in ("batch", "both")
+            batch_note = f" (≤ 24 h, typically {quote.batch_turnaround_hours:g} h)" if batch else ""
             table.add_row(WAY_NAMES[way], money(m.cost[way]), duration(m.seconds[way]) + batch_note,
                           f"{m.cache_hit_rate:.0%}" if cached else "0%")
         console.print(f"\n{m.model}: {m.scenarios} scenarios, {m.documents} documents, {m.requests} requests; "

@@ -111,7 +111,8 @@ class FakeHosted:
                     else:
                         write = size
                         self.anthropic_cache.add(prefix)
-            answer = default_answer(params.get("model", ""), [{"role": "user", "content": blocks[-1]["text"]}])["content"]
+            question = [{"role": "user", "content": blocks[-1]["text"]}]
+            answer = default_answer(params.get("model", ""), question)["content"]
             out = tokens(answer)
             self._charge(input=total, cached_input=read, cache_write=write, output=out)
         return {"id": "msg_1", "type": "message", "role": "assistant", "model": params.get("model"),
