@@ -1,11 +1,14 @@
 """A hosted run against a fake provider that caches prefixes: the record's tokens are the bill, the quote is
 within a few percent of it, and document-first prompts earn more cache hits than stock ones."""
 
+import io
+
 import pytest
 
 import auditpacks
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.execution.reconcile import cost_line
+from auditpacks.runner.execution.summary_view import print_summary
 from auditpacks.runner.models import prices
 from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
@@ -54,5 +57,8 @@ def test_the_summary_and_the_report_show_quote_bill_and_hit_rate(runs, capsys):
     line = cost_line(record.cost)
     rate = record.cost["incurred"]["cache_hit_rate"]
     assert "incurred" in line and "quoted" in line and f"cache hit rate {rate:.0%}" in line
+    printed = io.StringIO()
+    print_summary(record, printed)
+    assert line in printed.getvalue()
     assert main(["report", str(folder), "--format", "md"]) == 0
     assert "Quote and bill: cost (caching" in capsys.readouterr().out
