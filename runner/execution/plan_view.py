@@ -39,8 +39,8 @@ def print_quote(quote: Quote, out: TextIO | None = None) -> None:
         for way in WAYS:
             cached = way in ("caching", "both")
             batch = way in ("batch", "both")
-            batch_note = f" (≤ 24 h, typically {quote.batch_turnaround_hours:g} h)" if batch else ""
-            table.add_row(WAY_NAMES[way], money(m.cost[way]), duration(m.seconds[way]) + batch_note,
+            when = f"about {duration(m.seconds[way])} (at most 24 h)" if batch else duration(m.seconds[way])
+            table.add_row(WAY_NAMES[way], money(m.cost[way]), when,
                           f"{m.cache_hit_rate:.0%}" if cached else "0%")
         console.print(f"\n{m.model}: {m.scenarios} scenarios, {m.documents} documents, {m.requests} requests; "
                       f"{m.prompt_tokens:,} prompt tokens ({m.shared_prefix_tokens:,} in shared document prefixes), "

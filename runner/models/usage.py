@@ -66,5 +66,3 @@ def from_gemini(metadata: Any) -> Usage:
     return Usage(input=_get(metadata, "prompt_token_count"), cached_input=_get(metadata, "cached_content_token_count"),
                  output=_get(metadata, "candidates_token_count") + _get(metadata, "thoughts_token_count"))
 
-
-READERS = {"openai": from_openai, "anthropic": from_anthropic, "gemini": from_gemini}
