@@ -4,13 +4,15 @@
 was sent (``plain``, ``caching``, ``batch``, ``both``), the quote of that way and of all four, and
 the incurred figures: normalised tokens (input with cache reads and writes inside it, cache reads,
 cache writes, output), the cache hit rate and the cost by the price table. Replies answered by
-the response cache cost nothing and are not counted.
+the response cache cost nothing and are not counted; a resumed run counts what this invocation
+sent, while its quote covers the whole selection.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from auditpacks.core.errors import UserError
 from auditpacks.runner.models import prices
 from auditpacks.runner.models.usage import Usage
 
@@ -43,7 +45,10 @@ def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None
     if quoted is None and price is not None:
         from auditpacks.runner.execution.plan import quote
 
-        quoted = quote(config, [model]).models[0]
+        try:
+            quoted = quote(config, [model]).models[0]
+        except (UserError, OSError, ValueError):   # a finished run keeps its record, with no quote
+            quoted = None
     incurred = prices.cost(spent, price, batch=config.batch_api) if price else None
     expected = quoted.cost[way] if quoted else None
     return {
