@@ -19,15 +19,17 @@ FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reaso
 class Request:
     """One chat request: messages, decoding parameters, structured output and how it is sent.
 
-    ``lane`` (the slot lane of the scenario's document group, for llama.cpp slot pinning) and
-    ``headers`` never enter the cache key; ``prompt_order`` (a non-stock message layout of a target
-    turn) and ``repeat`` (the round, minus one) do."""
+    ``lane`` (the slot lane of the scenario's document group, for llama.cpp slot pinning), ``route``
+    (the key several endpoints place the request by: its document) and ``headers`` never enter the
+    cache key; ``prompt_order`` (a non-stock message layout of a target turn) and ``repeat`` (the
+    round, minus one) do."""
 
     messages: list[dict[str, Any]]
     params: Mapping[str, Any] = field(default_factory=dict)
     response_format: Mapping[str, Any] | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     lane: int | None = None
+    route: str | None = None
     prompt_order: str | None = None
     repeat: int = 0
 
