@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import socket
-from http.server import BaseHTTPRequestHandler
 
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.serving.loopback import LoopbackServer
 from auditpacks.runner.targets.ollama_detect import (ollama_root, ollama_version, probe_version, prompt_estimates,
                                                      truncation_warning)
+from tests.support.stub_http import StubHTTP
 
 
-class Versions(BaseHTTPRequestHandler):
-    """``GET /api/version`` answers ``server.version`` (None: 404, as a non-Ollama server); counts requests."""
-
-    def do_GET(self):  # noqa: N802 (http.server naming)
-        self.server.asked.append(self.path)
-        found = self.path == "/api/version" and self.server.version is not None
-        data = json.dumps({"version": self.server.version} if found else {"error": "no"}).encode()
-        self.send_response(200 if found else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+def ollama(version: str | None) -> StubHTTP:
+    """``GET /api/version`` answers ``version`` (None: 404, as a server that is not Ollama)."""
+    def reply(method, path, headers, body):
+        found = path == "/api/version" and version is not None
+        return (200, {"version": version}) if found else (404, {"error": "no"})
+    return StubHTTP(reply)
 
 
 def closed_port() -> int:
@@ -41,22 +30,22 @@ def test_ollama_root_drops_v1():
 
 
 def test_the_probe_reads_the_version_and_anything_else_is_not_ollama():
-    with LoopbackServer(Versions, version="0.6.2", asked=[]) as server:
+    with ollama("0.6.2") as server:
         assert probe_version(server.url + "/v1") == "0.6.2"
-        assert server.attributes["asked"] == ["/api/version"]
-    with LoopbackServer(Versions, version=None, asked=[]) as server:
+        assert [(method, path) for method, path, _, _ in server.requests] == [("GET", "/api/version")]
+    with ollama(None) as server:
         assert probe_version(server.url + "/v1") is None
     assert probe_version(f"http://127.0.0.1:{closed_port()}/v1", timeout=1.0) is None
 
 
 def test_the_answer_is_remembered_in_the_cache_and_never_asked_with_cache_only(tmp_path):
-    with LoopbackServer(Versions, version="0.7.0", asked=[]) as server:
+    with ollama("0.7.0") as server:
         cache = ResponseCache(tmp_path)
         assert ollama_version(server.url + "/v1", cache) == "0.7.0"
         assert ollama_version(server.url + "/v1", cache) == "0.7.0"
-        assert len(server.attributes["asked"]) == 1  # the second answer came from the cache
+        assert len(server.requests) == 1  # the second answer came from the cache
         assert ollama_version(server.url + "/v1", ResponseCache(tmp_path / "empty", only=True)) is None
-        assert len(server.attributes["asked"]) == 1
+        assert len(server.requests) == 1
 
 
 def test_longer_prompts_are_estimated_larger():
