@@ -23,12 +23,14 @@ from auditpacks.core.redact import KEY_MARK, redact
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.endpoints import EndpointPool
 from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.hooks import Hooks
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_retries
 
 
-class ModelAPI:
-    """A provider: one request in, one reply out; no cache and no retries (the :class:`Model` adds them)."""
+class ModelAPI(Hooks):
+    """A provider: one request in, one reply out; no cache and no retries (the :class:`Model` adds them);
+    ``prepare``, ``fatal``, ``stats`` and ``aclose`` as in :class:`~auditpacks.runner.models.hooks.Hooks`."""
 
     #: The key this provider sends (blanked out of error text), if any.
     secret: str | None = None
@@ -53,21 +55,6 @@ class ModelAPI:
 
     async def before_call(self) -> None:
         """Runs before the first request the cache cannot answer (nothing by default)."""
-
-    def prepare(self) -> dict[str, Any]:
-        """Facts about the model read before the run (e.g. its weights' ``digest``)."""
-        return {}
-
-    @property
-    def fatal(self) -> BaseException | None:
-        """An error that stops the whole run (None: none)."""
-        return None
-
-    def stats(self) -> dict[str, Any]:
-        return {}
-
-    async def aclose(self) -> None:
-        return None
 
 
 def secret_scrubber(secret: str | None) -> Callable[[str], str]:
