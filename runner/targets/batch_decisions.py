@@ -27,7 +27,6 @@ token totals stay exact.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -43,7 +42,7 @@ from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.decision import SingleDecisionTarget
-from auditpacks.runner.targets.systemone_api import decision_reply
+from auditpacks.runner.targets.systemone_api import compact, decision_reply
 
 STOP_BATCHING = (400, 422)
 
@@ -53,10 +52,6 @@ class Question:
     key: str                 # the scenario's journal key
     decision: dict[str, Any]  # the public decision block
     body: dict[str, Any]      # simpleaudit's single request for it
-
-
-def compact(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def share(total: Any, parts: int, index: int) -> int | None:

@@ -12,7 +12,6 @@ endpoint errors into advice.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Mapping
@@ -29,6 +28,7 @@ from auditpacks.core.defaults import MAX_OPTIONS
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Request
 from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.systemone_api import compact, over_body_limit
 
 KINDS = ("ollama", "openrouter", "url")
 OLLAMA_BASE_URL = "http://localhost:11434"
@@ -108,21 +108,16 @@ def request_body(scenario: Mapping[str, Any], target: DecisionTarget) -> bytes:
     """The exact System One request ``target`` would send for the scenario's first turn."""
     decision = public_decision(validate_decision(scenario["decision"]))
     prompt = scenario.get("test_prompt") or render_decision_prompt(decision)
-    body = target.build_request(decision, prompt, scenario.get("documents"))
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact(target.build_request(decision, prompt, scenario.get("documents")))
 
 
 def check_body_size(scenario: Mapping[str, Any], target: DecisionTarget) -> str | None:
     """Why the endpoint cannot take this scenario (option or body limit), or None when it can."""
     try:
-        size = len(request_body(scenario, target))
+        error = over_body_limit(request_body(scenario, target), target.max_body_bytes)
     except ValueError as exc:
-        return f"{scenario.get('name')}: {explain_decision_error(str(exc))}"
-    if target.max_body_bytes is not None and size > target.max_body_bytes:
-        error = (f"request is {size} bytes, over this endpoint's {target.max_body_bytes}-byte limit; "
-                 "the documents are not shortened")
-        return f"{scenario.get('name')}: {explain_decision_error(error)}"
-    return None
+        error = str(exc)
+    return f"{scenario.get('name')}: {explain_decision_error(error)}" if error else None
 
 
 #: (pattern in a DecisionTarget or transport error, advice) — first match wins.

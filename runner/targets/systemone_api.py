@@ -22,6 +22,18 @@ from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 
 
+def compact(value: Any) -> bytes:
+    """A request body as System One endpoints get it (and as their byte limits count it)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def over_body_limit(payload: bytes, limit: int | None) -> str | None:
+    """Why ``payload`` is too large for an endpoint with this byte limit (None: it fits)."""
+    if limit is None or len(payload) <= limit:
+        return None
+    return f"request is {len(payload)} bytes, over this endpoint's {limit}-byte limit; the documents are not shortened"
+
+
 class DecisionHTTPError(RuntimeError):
     """The endpoint answered with an HTTP error (``status_code``; the message is the start of its body)."""
 
@@ -41,11 +53,10 @@ class SystemOneAPI(ModelAPI):
     def build(self, request: Request) -> bytes:
         turn = request.messages[-1]
         body = self.spec.build_request(request.decision, turn["content"], turn.get("documents"))
-        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        limit = self.spec.max_body_bytes
-        if limit is not None and len(payload) > limit:
-            raise ValueError(f"request is {len(payload)} bytes, over this endpoint's {limit}-byte limit; "
-                             "the documents are not shortened")
+        payload = compact(body)
+        problem = over_body_limit(payload, self.spec.max_body_bytes)
+        if problem:
+            raise ValueError(problem)
         return payload
 
     def cache_key(self, body: bytes, request: Request) -> dict[str, Any]:
