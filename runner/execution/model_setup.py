@@ -5,9 +5,10 @@ they send the prompt in the order ``--prompt-order`` names (``auto``: documents 
 when the selection has documents; see :mod:`runner.targets.messages`), pin llama.cpp
 slots when the endpoint is llama.cpp (the embedded model, ``--provider llamacpp``, or
 ``--slot-pinning``) and take a response cache. Every provider, ours or any-llm's, goes
-through one :class:`~auditpacks.runner.models.model.Model`, so every call gets the cache,
-the retry layer, failover over several endpoints, redaction and token counts. The targets receive only their own settings, never
-the :class:`RunConfig`.
+through one :class:`~auditpacks.runner.models.model.Model`, so every call gets the
+retry layer, failover over several endpoints, redaction and token counts (and the cache
+where the run has one). The targets receive only their own settings, never the
+:class:`RunConfig`.
 """
 
 from __future__ import annotations
