@@ -10,8 +10,9 @@ or shards. The pool is also the executor's placement (:mod:`runner.execution.sch
 each replica runs its share of the workers. An endpoint whose call still fails after the
 retry layer (refused or dropped connections, 5xx, time-outs) is taken out for the rest of
 the run; its documents, and only its, move to their next-highest endpoint, and the failed
-call is sent there at once, so no scenario is lost. A request the endpoint rejected (400,
-401, ...) is the scenario's error, and the endpoint stays. When every endpoint is out, the
+call is sent there at once, so no scenario is lost. A request the endpoint turned away with
+a 4xx (400, 401, ..., and 408 or 429 once their retries are spent) is the scenario's error,
+and the endpoint stays. When every endpoint is out, the
 run stops (``fatal``).
 
 ``assignment="random"`` sends each request to a random live endpoint instead: the

@@ -10,7 +10,7 @@ body's cache address (:meth:`ModelAPI.cache_key`) and makes one attempt
     key = api.cache_key(body, request)        → cache hit: the stored reply (cached=True)
     await api.before_call()                   → e.g. a deferred reachability check
     reply = call_with_retries(api.call(body, request))   → error text blanked of secrets
-      still failing at the endpoint (5xx, transport, time-out), several endpoints:
+      still failing at the endpoint (5xx, transport, time-out; never a 4xx), several endpoints:
       the endpoint is taken out and the request goes to the next one
     cache.put(key, reply.record()); counts += reply's tokens
 """
@@ -57,6 +57,12 @@ class ModelAPI(Hooks):
         """Runs before the first request the cache cannot answer (nothing by default)."""
 
 
+def endpoint_down(failed: CallFailed) -> bool:
+    """Whether a call that failed after its retries says the endpoint is down (transport, time-out, 5xx), not
+    that it turned the request away (any 4xx, 408 and 429 included)."""
+    return failed.retryable and not (failed.status is not None and 400 <= failed.status < 500)
+
+
 def secret_scrubber(secret: str | None) -> Callable[[str], str]:
     """A function that blanks ``secret`` and every other known secret out of error text."""
     if not secret or len(secret) < 4:
@@ -85,7 +91,7 @@ class Model:
             try:
                 reply = await self._generate_at(endpoint.api, request)
             except CallFailed as exc:
-                if not (exc.retryable and self.pool.several):
+                if not (self.pool.several and endpoint_down(exc)):
                     raise
                 self.pool.take_out(endpoint, str(exc))
                 continue

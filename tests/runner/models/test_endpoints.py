@@ -106,6 +106,17 @@ def test_an_endpoint_that_rejects_a_request_stays_in_the_pool():
     assert where(model, [document]) == {document: URLS[0]}  # the same endpoint answers the next request
 
 
+def test_an_endpoint_still_rate_limiting_after_the_retries_stays_in_the_pool():
+    replicas = [Replica(url) for url in URLS[:2]]
+    model = Model(EndpointPool([(r.url, r) for r in replicas]), policy=RetryPolicy(max_retries=1, backoff=0.0))
+    document = next(f"doc {i}" for i in range(100) if rank(URLS[:2], f"doc {i}")[0] == URLS[0])
+    replicas[0].status = 429
+    with pytest.raises(CallFailed, match="gave up after 2 attempts: HTTP 429") as failed:
+        where(model, [document])
+    assert failed.value.retryable and failed.value.status == 429
+    assert [e.failed for e in model.pool.endpoints] == [None, None] and replicas[1].sent == 0
+
+
 def test_a_server_error_takes_the_endpoint_out_after_the_retries():
     replicas = [Replica(url) for url in URLS[:2]]
     model = pooled(replicas)
