@@ -14,6 +14,7 @@ import os
 import re
 import threading
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 KEY_MARK = "[api key]"
 CREDENTIALS_MARK = "[credentials]"
@@ -79,3 +80,13 @@ def redact_data(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_data(v) for v in value]
     return value
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without any user name or password in it (for the run file and messages)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

@@ -22,7 +22,7 @@ from auditpacks.core.registry import modules
 from auditpacks.judges import qualification_store as store
 from auditpacks.judges.judge_items import with_probes
 from auditpacks.judges.qualification import assess
-from auditpacks.runner.cli.arg_types import integer, number, text
+from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.execution.config import RunConfig, RunError

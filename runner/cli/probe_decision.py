@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from auditpacks.core.io import atomic_write_json
-from auditpacks.runner.cli.arg_types import integer, number, text
+from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.execution.decision_probe import FULL_REQUESTS, FULL_SECONDS, PROBE_MODEL, WINDOW_BOUND, probe
 from auditpacks.runner.execution.config import RunError
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
 from auditpacks.core.registry import JUDGES, judge_flags
-from auditpacks.runner.cli.arg_types import integer, number, text
+from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
 
 

@@ -6,8 +6,8 @@ auditor model), one retry layer per call, an explicit per-call timeout, and neve
 
 One retry layer: simpleaudit's own retries are off (``max_retries=0``). The target
 and the judge and auditor models are ours (:mod:`runner.execution.model_setup`): every
-chat call, on any provider, goes through one :class:`~auditpacks.runner.models.model.Model`
-with the response cache and our retry layer; decision targets do not retry.
+call, on any provider and to a System One decision endpoint too, goes through one
+:class:`~auditpacks.runner.models.model.Model` with the response cache and our retry layer.
 """
 
 from __future__ import annotations

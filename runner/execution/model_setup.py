@@ -5,9 +5,10 @@ they send the prompt in the order ``--prompt-order`` names (``auto``: documents 
 when the selection has documents; see :mod:`runner.targets.messages`), pin llama.cpp
 slots when the endpoint is llama.cpp (the embedded model, ``--provider llamacpp``, or
 ``--slot-pinning``) and take a response cache. Every provider, ours or any-llm's, goes
-through :func:`~auditpacks.runner.targets.chat_model`, so every call gets the retry
-layer, redaction and token counts. The targets receive only their own settings, never
-the :class:`RunConfig`.
+through one :class:`~auditpacks.runner.models.model.Model`, so every call gets the
+retry layer, failover over several endpoints, redaction and token counts (and the cache
+where the run has one). The targets receive only their own settings, never the
+:class:`RunConfig`.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from auditpacks.core.redact import public_url
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.models.cache import ResponseCache
+from auditpacks.runner.models.endpoints import EndpointPool
+from auditpacks.runner.models.model import Model, ModelAPI
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.targets import chat_model, providers
+from auditpacks.runner.targets import chat_api, chat_model, providers
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.targets.roles import Roles
 from auditpacks.runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
 from auditpacks.runner.targets.model_client import RoleModel, RoleSettings
-from auditpacks.runner.targets.providers import ollama_host, public_url
+from auditpacks.runner.targets.providers import ollama_host
 
 
 def owns(config: RunConfig) -> bool:
@@ -103,13 +107,20 @@ def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: R
     """The chat target for this run (any provider; decision targets are made in :mod:`runner.execution.run`)."""
     note = (f"{ollama_host(base_url)} answers Ollama's /api/version ({config.detected_ollama}): native API, "
             "num_ctx fitted to each prompt") if config.detected_ollama else None
-    chat = chat_model(config.provider if not config.embedded else "llamacpp", model=model, base_url=base_url,
-                      api_key=api_key(config), policy=retry_policy(config), cache=cache, identity=embedded_identity,
-                      preflight=preflight, slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens,
-                      embedded=config.embedded)
+    api = _chat_api(config, model=model, base_url=base_url, identity=embedded_identity, preflight=preflight)
+    return ChatTarget(Model(api, policy=retry_policy(config), cache=cache), layout=_layout(config), note=note)
+
+
+def _chat_api(config: RunConfig, *, model: str, base_url: str | None, identity: dict[str, Any] | None = None,
+              preflight=None) -> ModelAPI:
+    """The target's provider at one endpoint; an any-llm client is made now, so a missing SDK or key fails
+    before the run, in one line."""
+    api = chat_api(config.provider if not config.embedded else "llamacpp", model=model, base_url=base_url,
+                   api_key=api_key(config), timeout=config.timeout, identity=identity, preflight=preflight,
+                   slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens, embedded=config.embedded)
     if not owns(config):
-        _connect(config, chat.api)
-    return ChatTarget(chat, layout=_layout(config), note=note)
+        _connect(config, api)
+    return api
 
 
 def _connect(config: RunConfig, api: Any) -> None:
@@ -122,18 +133,18 @@ def _connect(config: RunConfig, api: Any) -> None:
         raise RunError(f"cannot set up provider {config.provider!r}: {type(exc).__name__}: {exc}") from None
 
 
-def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None):
-    """One of our chat targets per endpoint (``config.base_url`` and ``config.more_base_urls``), pooled;
-    an endpoint that does not answer now is taken out before the run (with a warning)."""
-    from auditpacks.runner.targets.endpoints import EndpointPool
-
+def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None) -> ChatTarget:
+    """One chat target whose model has one provider per endpoint (``config.base_url`` and
+    ``config.more_base_urls``); an endpoint that does not answer now is taken out before the run (with a
+    warning)."""
     urls = [config.base_url, *config.more_base_urls]
     if config.decision or not owns(config) or config.embedded:
         raise RunError("several endpoints work with --target on an OpenAI-compatible provider or ollama")
     if len(set(urls)) != len(urls):
         raise RunError(f"endpoint {next(u for u in urls if urls.count(u) > 1)} is given twice")
-    pool = EndpointPool([(url, make_target(config, model=model, base_url=url, cache=cache)) for url in urls],
+    pool = EndpointPool([(url, _chat_api(config, model=model, base_url=url)) for url in urls],
                         assignment=config.endpoint_assignment, seed=config.seed)
+    chat = Model(pool, policy=retry_policy(config), cache=cache)
     if not config.cache_only:
         if config.wait_ready:  # endpoints still loading: taken out now, each joins once ready
             from auditpacks.runner.execution.readiness import join_late
@@ -142,14 +153,14 @@ def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None):
         for endpoint in pool.endpoints:
             try:
                 if config.provider == "ollama":
-                    endpoint.target.prepare()
+                    chat.prepare_api(endpoint.api)
                 else:
                     check_reachable(url=endpoint.url)
             except RunError as exc:
                 pool.take_out(endpoint, str(exc))
         if not pool.live:
             raise RunError("no endpoint answers: " + "; ".join(e.failed or "" for e in pool.endpoints))
-    return pool
+    return ChatTarget(chat, layout=_layout(config))
 
 
 def uses_embedded(config: RunConfig) -> bool:

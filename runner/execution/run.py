@@ -36,7 +36,8 @@ from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
-                                                     resolve_provider, resolve_slot_pinning, uses_embedded)
+                                                     resolve_provider, resolve_slot_pinning, retry_policy,
+                                                     uses_embedded)
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
@@ -86,6 +87,8 @@ def decision_target(config: RunConfig,
     from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget
     from auditpacks.runner.targets.decision import (SingleDecisionTarget, check_body_size, make_decision_target,
                                                     over_option_limit)
+    from auditpacks.runner.models.model import Model
+    from auditpacks.runner.targets.systemone_api import SystemOneAPI
 
     single = make_decision_target(
         config.decision, config.target, base_url=config.base_url, url=config.decision_url,
@@ -103,8 +106,8 @@ def decision_target(config: RunConfig,
         skipped[reason] = skipped.get(reason, 0) + 1
     if first_oversize:
         print(f"auditpacks: warning: skipped, e.g. {first_oversize}", file=sys.stderr)
-    target = (BatchedDecisionTarget(single, batch_questions=config.batch_questions) if config.batch_questions > 1
-              else SingleDecisionTarget(single))
+    one = SingleDecisionTarget(single, Model(SystemOneAPI(single), policy=retry_policy(config)))
+    target = BatchedDecisionTarget(one, batch_questions=config.batch_questions) if config.batch_questions > 1 else one
     return target, kept, skipped
 
 

@@ -1,4 +1,4 @@
-"""The one model-call path: :class:`Model` applies cache, retries, redaction and token counts to a provider.
+"""The one model-call path: :class:`Model` applies cache, retries, failover, redaction and token counts.
 
 A provider (:class:`ModelAPI`) turns one :class:`~auditpacks.runner.models.reply.Request`
 into one :class:`~auditpacks.runner.models.reply.Reply` and knows nothing else: it
@@ -6,9 +6,12 @@ builds its wire body (:meth:`ModelAPI.build`, which may refuse the request), nam
 body's cache address (:meth:`ModelAPI.cache_key`) and makes one attempt
 (:meth:`ModelAPI.call`). :meth:`Model.generate` does the rest, once for every provider::
 
+    endpoint = pool.next(request.route)       → one provider, or the request's replica (endpoints.py)
     key = api.cache_key(body, request)        → cache hit: the stored reply (cached=True)
     await api.before_call()                   → e.g. a deferred reachability check
     reply = call_with_retries(api.call(body, request))   → error text blanked of secrets
+      still failing at the endpoint (5xx, transport, time-out; never a 4xx), several endpoints:
+      the endpoint is taken out and the request goes to the next one
     cache.put(key, reply.record()); counts += reply's tokens
 """
 
@@ -18,14 +21,17 @@ from typing import Any, Callable
 
 from auditpacks.core.redact import KEY_MARK, redact
 from auditpacks.runner.models.cache import ResponseCache
+from auditpacks.runner.models.endpoints import EndpointPool
 from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.hooks import Hooks
 from auditpacks.runner.models.reply import Reply, Request
-from auditpacks.runner.models.retry import RetryPolicy, call_with_retries
+from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_retries
 from auditpacks.runner.models.usage import Usage
 
 
-class ModelAPI:
-    """A provider: one request in, one reply out; no cache and no retries (the :class:`Model` adds them)."""
+class ModelAPI(Hooks):
+    """A provider: one request in, one reply out; no cache and no retries (the :class:`Model` adds them);
+    ``prepare``, ``fatal``, ``stats`` and ``aclose`` as in :class:`~auditpacks.runner.models.hooks.Hooks`."""
 
     #: The key this provider sends (blanked out of error text), if any.
     secret: str | None = None
@@ -51,20 +57,11 @@ class ModelAPI:
     async def before_call(self) -> None:
         """Runs before the first request the cache cannot answer (nothing by default)."""
 
-    def prepare(self) -> dict[str, Any]:
-        """Facts about the model read before the run (e.g. its weights' ``digest``)."""
-        return {}
 
-    @property
-    def fatal(self) -> BaseException | None:
-        """An error that stops the whole run (None: none)."""
-        return None
-
-    def stats(self) -> dict[str, Any]:
-        return {}
-
-    async def aclose(self) -> None:
-        return None
+def endpoint_down(failed: CallFailed) -> bool:
+    """Whether a call that failed after its retries says the endpoint is down (transport, time-out, 5xx), not
+    that it turned the request away (any 4xx, 408 and 429 included)."""
+    return failed.retryable and not (failed.status is not None and 400 <= failed.status < 500)
 
 
 def secret_scrubber(secret: str | None) -> Callable[[str], str]:
@@ -75,40 +72,70 @@ def secret_scrubber(secret: str | None) -> Callable[[str], str]:
 
 
 class Model:
-    """A provider behind the response cache and the retry layer, counting calls, cache hits and tokens."""
+    """A provider (or a pool of replicas) behind the response cache, the retry layer and failover, counting
+    calls, cache hits and tokens."""
 
-    def __init__(self, api: ModelAPI, *, policy: RetryPolicy, cache: ResponseCache | None = None) -> None:
-        self.api, self.policy, self.cache = api, policy, cache
+    def __init__(self, api: ModelAPI | EndpointPool, *, policy: RetryPolicy,
+                 cache: ResponseCache | None = None) -> None:
+        self.pool = api if isinstance(api, EndpointPool) else EndpointPool([(api.address or "", api)])
+        self.api = self.pool.endpoints[0].api
+        self.policy, self.cache = policy, cache
         self.counts = {"calls": 0, "requests": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
         self.usage = Usage()   # normalised tokens of the replies the provider sent (and billed)
-        self._scrub = secret_scrubber(api.secret)
 
     async def generate(self, request: Request) -> Reply:
-        """The reply to ``request``: from the cache when it holds one, else from the provider (retried)."""
-        if self.api.needs_facts and self.api.facts is None:
-            self.prepare()
-        body = self.api.build(request)
-        key = self.api.cache_key(body, request) if self.cache is not None else None
-        stored = self.cache.get(key) if self.cache is not None else None
-        if stored is not None:
-            reply = Reply.from_record(stored, cached=True)
-        else:
-            await self.api.before_call()
-            reply = await call_with_retries(lambda: self.api.call(body, request), self.policy, scrub=self._scrub)
-            if self.cache is not None:
-                self.cache.put(key, reply.record())
-            self.usage += Usage(reply.input_tokens or 0, reply.cached_input_tokens or 0,
-                                reply.cache_write_tokens or 0, reply.output_tokens or 0)
+        """The reply to ``request``: from the cache when it holds one, else from the provider (retried; with
+        several endpoints, from the next one when the request's endpoint fails)."""
+        tried: set[str] = set()
+        while True:
+            endpoint = self.pool.next(request.route, tried)
+            tried.add(endpoint.url)
+            try:
+                reply = await self._generate_at(endpoint.api, request)
+            except CallFailed as exc:
+                if not (self.pool.several and endpoint_down(exc)):
+                    raise
+                self.pool.take_out(endpoint, str(exc))
+                continue
+            break
+        self.pool.served(endpoint, request.route, reply.input_tokens, reply.output_tokens)
         self.counts["calls"] += 1
         self.counts["cache_hits" if reply.cached else "requests"] += 1
         self.counts["input_tokens"] += reply.input_tokens or 0
         self.counts["output_tokens"] += reply.output_tokens or 0
         return reply
 
+    async def _generate_at(self, api: ModelAPI, request: Request) -> Reply:
+        if api.needs_facts and api.facts is None:
+            self.prepare_api(api)
+        body = api.build(request)
+        key = api.cache_key(body, request) if self.cache is not None else None
+        stored = self.cache.get(key) if self.cache is not None else None
+        if stored is not None:
+            return Reply.from_record(stored, cached=True)
+        await api.before_call()
+        reply = await call_with_retries(lambda: api.call(body, request), self.policy,
+                                        scrub=secret_scrubber(api.secret))
+        if self.cache is not None:
+            self.cache.put(key, reply.record())
+        self.usage += Usage(reply.input_tokens or 0, reply.cached_input_tokens or 0,
+                            reply.cache_write_tokens or 0, reply.output_tokens or 0)
+        return reply
+
     def prepare(self) -> dict[str, Any]:
-        """The provider's facts about the model: read from the server (and remembered in the cache), or with
+        """The provider's facts about the model (several endpoints: each live one's, which must agree)."""
+        found: dict[str, Any] = {}
+        for endpoint in self.pool.live if self.pool.several else self.pool.endpoints:
+            info = self.prepare_api(endpoint.api)
+            if found and info.get("digest") != found.get("digest"):
+                raise RunError(f"{endpoint.url} serves another model (digest {info.get('digest')}) than "
+                               f"the other endpoints ({found.get('digest')})")
+            found = found or dict(info)
+        return found
+
+    def prepare_api(self, api: ModelAPI) -> dict[str, Any]:
+        """One provider's facts about the model: read from the server (and remembered in the cache), or with
         ``--cache-only`` recalled from the cache."""
-        api = self.api
         if not api.needs_facts:
             return api.prepare()
         if self.cache is not None and self.cache.only:
@@ -124,13 +151,18 @@ class Model:
         return facts
 
     @property
+    def placement(self) -> EndpointPool | None:
+        """Where the executor places document groups (several endpoints placed by document), else None."""
+        return self.pool.placement
+
+    @property
     def fatal(self) -> BaseException | None:
-        return self.api.fatal
+        return self.pool.fatal
 
     def stats(self) -> dict[str, Any]:
-        """The provider's figures, and the normalised usage of what it answered (when it sent anything)."""
+        """The providers' figures, and the normalised usage of what they answered (when they sent anything)."""
         usage = {"usage": self.usage.to_dict()} if self.usage.input or self.usage.output else {}
-        return {**self.api.stats(), **usage}
+        return {**self.pool.stats(), **usage}
 
     async def aclose(self) -> None:
-        await self.api.aclose()
+        await self.pool.aclose()

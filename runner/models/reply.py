@@ -1,9 +1,9 @@
 """What goes into one model call and what comes back: :class:`Request` and :class:`Reply`.
 
 A reply carries every fact the endpoint gave about it (finish reason, token counts,
-reasoning kept apart from the answer), so whoever holds the reply (the target, the
-stored transcript, a grader) reads them there. The cache stores :meth:`Reply.record`,
-the same five fields it always held.
+reasoning kept apart from the answer, a decision model's answer), so whoever holds the
+reply (the target, the stored transcript, a grader) reads them there. The cache stores
+:meth:`Reply.record`: the same five fields it always held, and a decision answer.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reaso
 class Request:
     """One chat request: messages, decoding parameters, structured output and how it is sent.
 
-    ``lane`` (the slot lane of the scenario's document group, for llama.cpp slot pinning) and
-    ``headers`` never enter the cache key; ``prompt_order`` (a non-stock message layout of a target
-    turn) and ``repeat`` (the round, minus one) do."""
+    ``lane`` (the slot lane of the scenario's document group, for llama.cpp slot pinning), ``route``
+    (the key several endpoints place the request by: its document) and ``headers`` never enter the
+    cache key; ``prompt_order`` (a non-stock message layout of a target turn) and ``repeat`` (the
+    round, minus one) do. ``decision`` is the question a System One request asks (the scenario's public
+    decision block), which its provider builds the request from."""
 
     messages: list[dict[str, Any]]
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -30,8 +32,10 @@ class Request:
     headers: Mapping[str, str] = field(default_factory=dict)
     lane: int | None = None
     group: str | None = None   # the scenario's document key (a provider's prompt-cache key; not in the cache key)
+    route: str | None = None   # the document an endpoint pool places the request by
     prompt_order: str | None = None
     repeat: int = 0
+    decision: Mapping[str, Any] | None = None
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str | None = None
+    decision: dict[str, Any] | None = None   # a decision model's answer: choice, confidence, probabilities
     cached: bool = False   # answered from the response cache
     cached_input_tokens: int | None = None   # prompt tokens the provider read from its prompt cache (inside input)
     cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
@@ -53,13 +58,14 @@ class Reply:
         return self.finish_reason == "length"
 
     def record(self) -> dict[str, Any]:
-        """The reply as the cache stores it."""
-        return {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
+        """The reply as the cache stores it (prompt-cache counts only when set; a decision model's answer too)."""
+        record = {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
+        return {**record, "decision": self.decision} if self.decision is not None else record
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":
         return cls(**{name: data.get(name) for name in FIELDS if name != "content"},
-                   content=data.get("content") or "", cached=cached)
+                   content=data.get("content") or "", decision=data.get("decision"), cached=cached)
 
     def facts(self) -> dict[str, Any]:
         """What a grader may read besides the text: the finish reason (when known) and the reasoning."""

@@ -36,9 +36,10 @@ class RetryPolicy:
 class CallFailed(Exception):
     """A model call that did not succeed; the message lists every attempt."""
 
-    def __init__(self, attempts: list[str], *, retryable: bool) -> None:
+    def __init__(self, attempts: list[str], *, retryable: bool, status: int | None = None) -> None:
         self.attempts = attempts
-        self.retryable = retryable  # the last failure was the endpoint's (transport, 5xx, time-out), not the request's
+        self.retryable = retryable  # the last failure was worth retrying (transport, 5xx, time-out, 408, 429)
+        self.status = status        # the last attempt's HTTP status, if it got one
         if retryable:
             text = f"gave up after {len(attempts)} attempt{'s' * (len(attempts) > 1)}: " + "; ".join(attempts)
         else:
@@ -121,5 +122,5 @@ async def call_with_retries(
             text, retryable = describe(exc, policy.timeout)
             failures.append(scrub(text))
             if not retryable or len(failures) > policy.max_retries:
-                raise CallFailed(failures, retryable=retryable) from None
+                raise CallFailed(failures, retryable=retryable, status=status_of(exc)) from None
             await sleep(delay_for(len(failures) - 1, policy, exc, rng))

@@ -23,8 +23,8 @@ from typing import Any
 
 from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.core.redact import redact
-from auditpacks.runner.cli.arg_types import integer, number
-from auditpacks.runner.cli.arg_types import port as port_number
+from auditpacks.core.arg_types import integer, number
+from auditpacks.core.arg_types import port as port_number
 from auditpacks.runner.serving.decision_upstream import (  # noqa: F401 (the server's public names)
     UPSTREAM_TIMEOUT_S,
     Upstream,

@@ -8,8 +8,9 @@
 * every other provider (anthropic, gemini, mistral, ...) goes through
   :class:`~runner.targets.anyllm_api.AnyLLMChatAPI`.
 
-:func:`chat_model` wraps the provider in a :class:`~auditpacks.runner.models.model.Model`
-(cache, retries, redaction, token counts), given only its own settings; a run target is
+:func:`chat_api` makes the provider for one endpoint, given only its own settings;
+:func:`chat_model` wraps it in a :class:`~auditpacks.runner.models.model.Model` (cache,
+retries, failover over several endpoints, redaction, token counts); a run target is
 a :class:`~runner.targets.chat_target.ChatTarget` over it, a judge or auditor a
 :class:`~runner.targets.model_client.RoleModel`. How a run's options become these is
 :mod:`runner.execution.model_setup`.
@@ -24,37 +25,39 @@ from auditpacks.runner.targets.providers import ollama_host, openai_base_url
 
 if TYPE_CHECKING:  # the model path imports httpx; the command line's --help does not need it
     from auditpacks.runner.models.cache import ResponseCache
-    from auditpacks.runner.models.model import Model
+    from auditpacks.runner.models.model import Model, ModelAPI
     from auditpacks.runner.models.retry import RetryPolicy
 
 EMBEDDED_URL = "http://embedded.invalid/v1"   # the embedded model's stand-in address when it is not running
 
 
-def chat_model(provider: str, *, model: str, base_url: str | None, api_key: str | None, policy: RetryPolicy,
-               cache: ResponseCache | None, identity: dict[str, Any] | None = None, preflight=None,
-               slot_pinning: bool = False, max_tokens: int | None = None, embedded: bool = False) -> Model:
-    """The model for one endpoint (a target, a judge or an auditor model): its provider class under a Model."""
-    from auditpacks.runner.models.model import Model
-
+def chat_api(provider: str, *, model: str, base_url: str | None, api_key: str | None, timeout: float | None,
+             identity: dict[str, Any] | None = None, preflight=None, slot_pinning: bool = False,
+             max_tokens: int | None = None, embedded: bool = False) -> ModelAPI:
+    """The provider class for one endpoint of a target, a judge or an auditor model."""
     row = providers.provider(provider)
     if row.api == providers.OLLAMA and not embedded:
         from auditpacks.runner.targets.ollama_native import OllamaChatAPI
 
-        api: Any = OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=policy.timeout,
-                                 max_tokens=max_tokens)
-    elif row.api == providers.ANYLLM and not embedded:
+        return OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=timeout, max_tokens=max_tokens)
+    if row.api == providers.ANYLLM and not embedded:
         from auditpacks.runner.targets.anyllm_api import AnyLLMChatAPI
 
-        api = AnyLLMChatAPI(provider, model=model, base_url=base_url, api_key=api_key, timeout=policy.timeout)
-    else:
-        from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
+        return AnyLLMChatAPI(provider, model=model, base_url=base_url, api_key=api_key, timeout=timeout)
+    from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
 
-        url = (base_url or EMBEDDED_URL) if embedded else openai_base_url(provider, base_url)
-        api = OpenAIChatAPI(
-            model=model, base_url=url, api_key=api_key or "local", timeout=policy.timeout,
-            identity=identity or {"base_url": url.rstrip("/")},
-            token_param="max_completion_tokens" if providers.official_openai(provider, url) else "max_tokens",
-            preflight=preflight, slot_pinning=slot_pinning,
-            prompt_cache_key=not embedded and providers.official_openai(provider, url),
-        )
-    return Model(api, policy=policy, cache=cache)
+    url = (base_url or EMBEDDED_URL) if embedded else openai_base_url(provider, base_url)
+    return OpenAIChatAPI(
+        model=model, base_url=url, api_key=api_key or "local", timeout=timeout,
+        identity=identity or {"base_url": url.rstrip("/")},
+        token_param="max_completion_tokens" if providers.official_openai(provider, url) else "max_tokens",
+        preflight=preflight, slot_pinning=slot_pinning,
+        prompt_cache_key=not embedded and providers.official_openai(provider, url),
+    )
+
+
+def chat_model(provider: str, *, policy: RetryPolicy, cache: ResponseCache | None, **settings: Any) -> Model:
+    """The model for one endpoint: :func:`chat_api`'s provider (``settings``) under a Model."""
+    from auditpacks.runner.models.model import Model
+
+    return Model(chat_api(provider, timeout=policy.timeout, **settings), policy=policy, cache=cache)

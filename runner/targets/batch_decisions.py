@@ -1,7 +1,7 @@
 """Batched System One requests: the questions that share one state go in one call.
 
-simpleaudit's ``DecisionTarget`` sends one question per request, though System One
-endpoints take up to 64. :class:`BatchedDecisionTarget` wraps it. Before each document
+A :class:`~runner.targets.decision.SingleDecisionTarget` sends one question per request,
+though System One endpoints take up to 64. :class:`BatchedDecisionTarget` wraps it. Before each document
 group runs, the executor calls :meth:`~BatchedDecisionTarget.prefetch` with the group's
 scenarios: it builds each scenario's request exactly as ``DecisionTarget`` would (its
 option-limit check included), groups the requests whose everything-but-``questions``
@@ -14,25 +14,23 @@ Question ids must be unique within a request: a question whose id is already in 
 simpleaudit as usual and :meth:`~BatchedDecisionTarget.send` hands it its own
 pre-fetched answer, so it is graded as its own scenario.
 
-What is not pre-fetched goes out as simpleaudit's single request: a group of one, a
-scenario whose own request breaks a limit (it then fails with simpleaudit's error), an
+What is not pre-fetched goes out as a single request (through the one model-call path): a group of one, a
+scenario whose own request breaks a limit (it then fails with that limit's error), an
 answer missing from a batch reply, and every question of a batch that failed. A batch
 rejected with HTTP 400, 413 or 422 is recorded with its reason; after a 400 or 422
 (the endpoint refuses several questions per call) batching stops for the rest of the
 run. A batch may take as long as its questions' single requests together. A batch
-answer is checked as ``DecisionTarget`` checks its own (a choice outside the options is
-that scenario's error), and the reply's usage is shared evenly among its questions, so
+answer is checked as a single reply is (``systemone_api.decision_reply``: a choice outside
+the options is that scenario's error), and the reply's usage is shared evenly among its questions, so
 token totals stay exact.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from simpleaudit import DecisionTarget
 from simpleaudit.decision import (
     public_decision,
     render_decision_prompt,
@@ -43,6 +41,8 @@ from simpleaudit.targets import TargetResponse
 from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.decision import SingleDecisionTarget
+from auditpacks.runner.targets.systemone_api import compact, decision_reply
 
 STOP_BATCHING = (400, 422)
 
@@ -52,10 +52,6 @@ class Question:
     key: str                 # the scenario's journal key
     decision: dict[str, Any]  # the public decision block
     body: dict[str, Any]      # simpleaudit's single request for it
-
-
-def compact(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def share(total: Any, parts: int, index: int) -> int | None:
@@ -71,26 +67,23 @@ def answer_response(decision: Mapping[str, Any], answer: Any, usage: Mapping[str
     """The TargetResponse a single request would have given (None: no answer, ask again alone)."""
     if not isinstance(answer, dict):
         return None
-    choice = answer.get("choice")
-    if choice not in decision["criteria"]:
-        raise RuntimeError(f"decision endpoint chose {choice!r}, which is not one of the options")
-    description = decision["criteria"][choice]
     tokens = {k: share(usage.get(k), parts, index) for k in ("input_tokens", "output_tokens")}
+    reply = decision_reply(decision, {"answers": {decision["id"]: answer}, "usage": tokens})
     raw = {"model": model, "answers": {decision["id"]: answer}, "usage": tokens, "batch_questions": parts}
-    return TargetResponse(content=f"{choice}: {description}" if description else choice, raw=raw,
-                          input_tokens=tokens["input_tokens"], output_tokens=tokens["output_tokens"],
-                          decision=answer)
+    return TargetResponse(content=reply.content, raw=raw, input_tokens=tokens["input_tokens"],
+                          output_tokens=tokens["output_tokens"], decision=answer)
 
 
 class BatchedDecisionTarget(RunTarget):
-    """A ``DecisionTarget`` that answers a group's questions from as few requests as its limit allows."""
+    """A decision target that answers a group's questions from as few requests as its limit allows; what is not
+    pre-fetched goes through ``single``."""
 
     max_turns = 1
 
-    def __init__(self, inner: DecisionTarget, *, batch_questions: int = MAX_QUESTIONS) -> None:
+    def __init__(self, single: SingleDecisionTarget, *, batch_questions: int = MAX_QUESTIONS) -> None:
         if batch_questions < 2:
             raise ValueError(f"batch_questions must be at least 2 to batch, got {batch_questions}")
-        self.inner, self.batch_questions, self.enabled = inner, batch_questions, True
+        self.single, self.inner, self.batch_questions, self.enabled = single, single.inner, batch_questions, True
         self.sizes: Counter[int] = Counter()
         self.single_calls = 0
         self.fallbacks: list[dict[str, Any]] = []
@@ -215,9 +208,22 @@ class BatchedDecisionTarget(RunTarget):
                 raise item
             return item
         self.single_calls += 1
-        return await self.inner.send(system=system, user=user, history=history, file_uri=file_uri,
-                                     documents=documents, response_format=response_format, params=params,
-                                     context=context)
+        return await self.single.send(user=user, history=history, documents=documents, context=context)
+
+    @property
+    def repeat(self) -> int:  # type: ignore[override]
+        return self.single.repeat
+
+    @repeat.setter
+    def repeat(self, value: int) -> None:
+        self.single.repeat = value
+
+    @property
+    def fatal(self) -> BaseException | None:
+        return self.single.fatal
+
+    async def aclose(self) -> None:
+        await self.single.aclose()
 
     # -- reporting ------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -6,12 +6,15 @@
 included, in one call), keeps reasoning (the provider's field, or ``<think>`` blocks in
 the content) apart from the answer, and returns a :class:`ChatResponse` whose ``reply``
 carries the reply's facts; the reply is also added to the scenario's log, which puts
-them on the transcript. The request names the scenario's lane, for slot pinning.
+them on the transcript. The request names the scenario's lane, for slot pinning, and,
+when the model has several endpoints, the document it is placed by (:func:`document_of`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -42,6 +45,23 @@ def chat_response(raw: Reply) -> ChatResponse:
                         output_tokens=raw.output_tokens or None, reply=reply)
 
 
+def document_of(documents: Any, history: Any, user: str | None) -> str:
+    """The key a request is placed by: its group's document key (in the executor), else its documents
+    (given, or in the transcript), else the scenario it belongs to, else its prompt."""
+    log = turns.current()
+    if log is not None and log.group:
+        return log.group
+    if not documents:
+        documents = next((entry.get("documents") for entry in history or [] if isinstance(entry, dict)
+                          and entry.get("documents")), None)
+    if documents:
+        blob = json.dumps(documents, sort_keys=True, ensure_ascii=False, default=str)
+        return "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    if log is not None and log.key:
+        return "scenario:" + log.key
+    return "prompt:" + hashlib.sha256(str(user).encode("utf-8")).hexdigest()
+
+
 class ChatTarget(RunTarget):
     """``send`` one chat turn through ``model``; ``repeat`` (the round, minus one) is part of the cache key."""
 
@@ -59,6 +79,7 @@ class ChatTarget(RunTarget):
             params=dict(params or {}), response_format=response_format,
             headers=dict((context.trace_headers if context else None) or {}),
             lane=log.lane if log is not None else None, group=log.group if log is not None else None,
+            route=document_of(documents, history, user) if self.model.pool.several else None,
             prompt_order=self.layout_name if self.layout_name != STOCK else None, repeat=self.repeat)
         try:
             response = chat_response(await self.model.generate(request))
@@ -70,6 +91,10 @@ class ChatTarget(RunTarget):
 
     def prepare(self) -> dict[str, Any]:
         return self.model.prepare()
+
+    @property
+    def placement(self) -> Any:  # type: ignore[override]
+        return self.model.placement
 
     @property
     def fatal(self) -> BaseException | None:

@@ -7,16 +7,18 @@ harmless default: ``prepare()`` before the run (returns facts such as the model
 (which endpoint a document goes to; None: one endpoint), ``fatal`` (an error that stops
 the whole run), ``stats()`` and ``notes()`` for the run file and its summary,
 ``aclose()`` inside the event loop at the end. Every target the runner uses derives
-from :class:`RunTarget`. This module imports nothing else of ours.
+from :class:`RunTarget`; the hooks it shares with a provider are :mod:`runner.models.hooks`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
 
+from auditpacks.runner.models.hooks import Hooks
 
-class RunTarget:
-    """Defaults for every hook but ``send``."""
+
+class RunTarget(Hooks):
+    """Defaults for every hook but ``send`` (``prepare``, ``fatal``, ``stats``, ``aclose``: :class:`Hooks`')."""
 
     #: Called with a document group's scenarios and their journal keys before the group runs.
     prefetch: Callable[[list[dict[str, Any]], list[str]], Awaitable[None]] | None = None
@@ -28,18 +30,5 @@ class RunTarget:
     async def send(self, **kwargs: Any) -> Any:  # pragma: no cover - every target defines it
         raise NotImplementedError
 
-    def prepare(self) -> dict[str, Any]:
-        return {}
-
-    @property
-    def fatal(self) -> BaseException | None:
-        return None
-
-    def stats(self) -> dict[str, Any]:
-        return {}
-
     def notes(self) -> list[str]:
         return []
-
-    async def aclose(self) -> None:
-        return None

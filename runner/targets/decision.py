@@ -1,16 +1,17 @@
 """Decision-model targets: System One endpoints (Ollama, OpenRouter, any URL) through simpleaudit.
 
 A decision model (Clef, Jev) answers a scenario's ``decision`` block with a choice,
-a confidence and a probability per option; simpleaudit's ``DecisionTarget`` sends
-the request and keeps that answer in the transcript, and ``choice_match`` copies
-choice, confidence and probabilities into the judgment. This module picks the
-endpoint, tells the runner which scenarios an endpoint cannot take (over its option
-limit, over Ollama's 64 KiB body limit) and turns endpoint errors into advice.
+a confidence and a probability per option; simpleaudit's ``DecisionTarget`` describes
+the endpoint and builds the request, :class:`SingleDecisionTarget` sends it through the
+one model-call path (:mod:`runner.targets.systemone_api`), simpleaudit keeps the answer
+in the transcript, and ``choice_match`` copies choice, confidence and probabilities into
+the judgment. This module picks the endpoint, tells the runner which scenarios an
+endpoint cannot take (over its option limit, over Ollama's 64 KiB body limit) and turns
+endpoint errors into advice.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Mapping
@@ -21,9 +22,13 @@ from simpleaudit.decision import (
     render_decision_prompt,
     validate_decision,
 )
+from simpleaudit.targets import TargetResponse
 
 from auditpacks.core.defaults import MAX_OPTIONS
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.models.reply import Request
 from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.systemone_api import compact, over_body_limit
 
 KINDS = ("ollama", "openrouter", "url")
 OLLAMA_BASE_URL = "http://localhost:11434"
@@ -60,15 +65,34 @@ def make_decision_target(kind: str, model: str, *, base_url: str | None = None, 
 
 
 class SingleDecisionTarget(RunTarget):
-    """A ``DecisionTarget`` under the run's contract: one question per request, one turn."""
+    """A decision endpoint under the run's contract: one question per request, one turn, each request through
+    ``model`` (a :class:`~auditpacks.runner.targets.systemone_api.SystemOneAPI` under a ``Model``)."""
 
     max_turns = 1
 
-    def __init__(self, inner: DecisionTarget) -> None:
-        self.inner = inner
+    def __init__(self, inner: DecisionTarget, model: Model) -> None:
+        self.inner, self.model = inner, model  # inner: the endpoint's specification (URL, key, limits)
 
-    async def send(self, **kwargs: Any) -> Any:
-        return await self.inner.send(**kwargs)
+    async def send(self, *, user: str, history: list[dict[str, Any]] | None = None, documents: Any = None,
+                   context: Any = None, **_: Any) -> TargetResponse:
+        decision = (context.extra if context is not None else {}).get("decision")
+        if decision is None:
+            raise ValueError("a decision target needs a scenario with a 'decision' block")
+        if not documents:  # the auditor attaches a scenario's documents to the first user turn
+            documents = next((m["documents"] for m in history or [] if m.get("documents")), None)
+        turn = {"role": "user", "content": user, **({"documents": documents} if documents else {})}
+        reply = await self.model.generate(Request(
+            messages=[turn], decision=decision, repeat=self.repeat,
+            headers=dict((context.trace_headers if context is not None else None) or {})))
+        return TargetResponse(content=reply.content, raw=reply.record(), input_tokens=reply.input_tokens,
+                              output_tokens=reply.output_tokens, decision=reply.decision)
+
+    @property
+    def fatal(self) -> BaseException | None:
+        return self.model.fatal
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
 
 
 def option_count(scenario: Mapping[str, Any]) -> int:
@@ -84,21 +108,16 @@ def request_body(scenario: Mapping[str, Any], target: DecisionTarget) -> bytes:
     """The exact System One request ``target`` would send for the scenario's first turn."""
     decision = public_decision(validate_decision(scenario["decision"]))
     prompt = scenario.get("test_prompt") or render_decision_prompt(decision)
-    body = target.build_request(decision, prompt, scenario.get("documents"))
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact(target.build_request(decision, prompt, scenario.get("documents")))
 
 
 def check_body_size(scenario: Mapping[str, Any], target: DecisionTarget) -> str | None:
     """Why the endpoint cannot take this scenario (option or body limit), or None when it can."""
     try:
-        size = len(request_body(scenario, target))
+        error = over_body_limit(request_body(scenario, target), target.max_body_bytes)
     except ValueError as exc:
-        return f"{scenario.get('name')}: {explain_decision_error(str(exc))}"
-    if target.max_body_bytes is not None and size > target.max_body_bytes:
-        error = (f"request is {size} bytes, over this endpoint's {target.max_body_bytes}-byte limit; "
-                 "the documents are not shortened")
-        return f"{scenario.get('name')}: {explain_decision_error(error)}"
-    return None
+        error = str(exc)
+    return f"{scenario.get('name')}: {explain_decision_error(error)}" if error else None
 
 
 #: (pattern in a DecisionTarget or transport error, advice) — first match wins.

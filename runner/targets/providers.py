@@ -9,7 +9,7 @@ whether the server compiles a whole JSON schema into a sampling grammar (``gramm
 llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold.
 A provider not in the table is an any-llm provider with none of these defaults.
 
-This module imports nothing else of ours, so the configuration and the targets can
+This module imports nothing else of the runner's, so the configuration and the targets can
 both read it.
 """
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+
+from auditpacks.core.redact import public_url  # noqa: F401 - where the run's setup and summary read it
 
 OPENAI, OLLAMA, ANYLLM = "openai", "ollama", "anyllm"
 EMBEDDED = "embedded"          # the model name that asks for the embedded local model (judge, auditor)
@@ -93,13 +94,3 @@ def openai_base_url(name: str | None, base_url: str | None) -> str:
 def official_openai(name: str | None, url: str) -> bool:
     """The official OpenAI endpoint, which wants ``max_completion_tokens`` instead of ``max_tokens``."""
     return (name or "openai") == "openai" and url.rstrip("/") == PROVIDERS["openai"].base_url
-
-
-def public_url(url: str | None) -> str | None:
-    """``url`` without any user name or password in it."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))

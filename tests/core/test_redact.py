@@ -59,3 +59,11 @@ def test_redact_data_walks_keys_and_values():
     r.register("sk-secret-9")
     data = {"sk-secret-9": ["x sk-secret-9", ("http://u:p@h",)], 3: {"n": 1.5, "b": None}}
     assert r.redact_data(data) == {K: [f"x {K}", [f"http://{C}@h"]], 3: {"n": 1.5, "b": None}}
+
+
+def test_public_url_drops_the_user_and_password():
+    from auditpacks.core.redact import public_url
+
+    assert public_url("https://me:pw@gpu.example:8443/v1?x=1") == "https://gpu.example:8443/v1?x=1"
+    assert public_url("http://h:1/v1") == "http://h:1/v1"
+    assert public_url(None) is None and public_url("") == ""

@@ -10,7 +10,7 @@ import pytest
 
 from auditpacks.runner.execution.config import RunError
 from auditpacks.runner.execution.readiness import join_late, probe, served_identity, wait_first
-from auditpacks.runner.targets.endpoints import EndpointPool
+from auditpacks.runner.models.endpoints import EndpointPool
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import journal_entries, run_file, run_here
 from tests.support.tiny_pack import write_pack

@@ -71,3 +71,22 @@ def test_a_prompt_too_long_is_noted_for_skip_oversize_and_still_raised():
 
     assert asyncio.run(go()).oversize.startswith("the prompt needs 9000 tokens")
 
+
+
+def test_with_several_endpoints_a_request_is_placed_by_its_group_else_its_documents():
+    import hashlib
+    import json
+
+    from auditpacks.runner.models.endpoints import EndpointPool
+
+    first, second = Recorder(Reply("ok")), Recorder(Reply("ok"))
+    target = ChatTarget(Model(EndpointPool([("http://a/v1", first), ("http://b/v1", second)]), policy=RetryPolicy()))
+    assert target.placement is target.model.pool
+    send(target, group="doc:judgment-7")
+    send(target)
+    routes = [r.route for r in first.requests + second.requests]
+    digest = hashlib.sha256(json.dumps(["The judgment."], sort_keys=True).encode()).hexdigest()
+    assert sorted(routes) == sorted(["doc:judgment-7", "documents:" + digest])
+    alone = Recorder(Reply("ok"))
+    send(ChatTarget(Model(alone, policy=RetryPolicy())), group="doc:judgment-7")
+    assert alone.requests[0].route is None  # one endpoint: nothing to place

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from auditpacks.runner.cli.arg_types import integer, number, port, text
+from auditpacks.core.arg_types import integer, number, port, text
 
 
 @pytest.mark.parametrize("value, expected", [("0", 0), (" 7 ", 7), ("-3", -3)])
