@@ -3,7 +3,7 @@
 A reply carries every fact the endpoint gave about it (finish reason, token counts,
 reasoning kept apart from the answer), so whoever holds the reply (the target, the
 stored transcript, a grader) reads them there. The cache stores :meth:`Reply.record`,
-the same five fields it always held.
+the same five fields it always held (and the tool calls a reply asked for).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class Reply:
     output_tokens: int | None = None
     finish_reason: str | None = None
     cached: bool = False   # answered from the response cache
+    tool_calls: list[dict[str, Any]] | None = None   # [{"id", "name", "arguments"}] when the model asked for tools
 
     @property
     def truncated(self) -> bool:
@@ -50,12 +51,13 @@ class Reply:
 
     def record(self) -> dict[str, Any]:
         """The reply as the cache stores it."""
-        return {name: getattr(self, name) for name in FIELDS}
+        record = {name: getattr(self, name) for name in FIELDS}
+        return {**record, "tool_calls": self.tool_calls} if self.tool_calls else record
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":
         return cls(**{name: data.get(name) for name in FIELDS if name != "content"},
-                   content=data.get("content") or "", cached=cached)
+                   content=data.get("content") or "", cached=cached, tool_calls=data.get("tool_calls") or None)
 
     def facts(self) -> dict[str, Any]:
         """What a grader may read besides the text: the finish reason (when known) and the reasoning."""

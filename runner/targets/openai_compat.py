@@ -29,9 +29,12 @@ def reply_from_completion(completion: Any) -> Reply:
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
     usage = getattr(completion, "usage", None)
+    calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments or ""}
+             for c in (getattr(message, "tool_calls", None) or [])]
     return Reply(content=message.content or "", reasoning=reasoning if isinstance(reasoning, str) else None,
                  input_tokens=getattr(usage, "prompt_tokens", None),
-                 output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason)
+                 output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
+                 tool_calls=calls or None)
 
 
 class OpenAIChatAPI(ModelAPI):

@@ -17,7 +17,7 @@ def test_each_condition_runs_on_the_embedded_model(embedded_model, tmp_path, con
     pack = tmp_path / "icj.json"
     assert main(["build", "icj", "--source", str(FIXTURE), "--out", str(pack)]) == 0
     out = tmp_path / "out"
-    code = main(["icj-tools", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
+    code = main(["tools", "icj", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
                  "--base-url", embedded_model.base_url, "--target", embedded_model.model, "--limit", "1",
                  "--max-steps", "1", "--max-tokens", "16", "--out", str(out), "--cache", str(tmp_path / "cache")])
     assert code == 0

@@ -58,6 +58,15 @@ class ToolBox:
         self.tools = {tool.name: tool for tool in tools}
         self._functions: dict[str, Any] = {}
 
+    @property
+    def cutoff(self) -> str:
+        return self.snapshot.cutoff
+
+    @property
+    def snapshot_id(self) -> str:
+        """The snapshot's folder name: its cutoff and the graph copy's source hash."""
+        return self.snapshot.folder.name
+
     def specs(self) -> list[dict]:
         """The tools in the OpenAI ``tools`` format."""
         return [tool.openai() for tool in self.tools.values()]

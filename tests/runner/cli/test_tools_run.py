@@ -1,4 +1,4 @@
-"""``auditpacks icj-tools run`` on the scripted server, then ``export icj`` and ``score icj`` per condition."""
+"""`auditpacks tools icj run` on the scripted server, then `export icj` and `score icj` per condition."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def pack(tmp_path_factory):
 
 
 def _run(pack, tmp_path, condition, server):
-    return main(["icj-tools", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
+    return main(["tools", "icj", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
                  "--base-url", server.base_url, "--target", "scripted", "--out", str(tmp_path / "out" / condition),
                  "--cache", str(tmp_path / "cache")])
 
