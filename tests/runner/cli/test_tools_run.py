@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from auditpacks.core.record import RunRecord
+from auditpacks.core.run_files import record_name
 from auditpacks.runner.cli.main import main
 from tests.support.icj_graph import GRAPH, TARGETS
 from tests.support.tool_server import ScriptedToolServer
@@ -30,22 +32,35 @@ def pack(tmp_path_factory):
     return out
 
 
-def _run(pack, tmp_path, condition, server):
-    return main(["tools", "icj", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
+def _run(pack, tmp_path, condition, server, *extra, command=("tools", "icj")):
+    return main([*command, "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
                  "--base-url", server.base_url, "--target", "scripted", "--out", str(tmp_path / "out" / condition),
-                 "--cache", str(tmp_path / "cache")])
+                 "--cache", str(tmp_path / "cache"), *extra])
 
 
 def test_tool_conditions_run_export_and_score(pack, tmp_path, capsys):
     with ScriptedToolServer(script) as server:
         assert _run(pack, tmp_path, "Designed Tools Only", server) == 0
-        assert _run(pack, tmp_path, "Parametric", server) == 0
-        requests = server.requests
+        assert _run(pack, tmp_path, "Parametric", server, command=("icj-tools",)) == 0
+        requests = list(server.requests)
+        assert _run(pack, tmp_path, "Designed Tools Only", server, "--fresh") == 0
+        assert len(server.requests) == len(requests)  # every step replayed from the response cache
     assert len(requests) == 5 * 2 + 5  # two calls per target with tools, one without
     folder = tmp_path / "out" / "Designed Tools Only"
     traces = [json.loads(line) for line in (folder / "scripted.traces.jsonl").read_text().splitlines()]
     assert len(traces) == 5 and all(t["steps"][1]["tool"] == "get_case_citations" for t in traces)
     info = json.loads((folder / "scripted.tools.json").read_text())
+    record = RunRecord.load(folder / record_name("scripted"))
+    assert record.judge == "citations" and record.summary.scenarios == 5 and record.summary.errors == 0
+    condition = record.condition
+    assert condition.name == "Designed Tools Only" and condition.search == "bm25 (lexical), cut corpus"
+    assert set(condition.tools) == {"find_case", "get_case", "get_case_citations", "find_document", "get_document",
+                                    "get_passages", "find_provision", "get_provision", "find_resolution",
+                                    "get_resolution", "find_judge", "get_judge"}
+    assert sorted(condition.snapshots) == ["1948-05-28", "1949-12-15", "1986-06-27", "2004-07-09", "2025-07-23"]
+    assert all(v.startswith(k + "_") for k, v in condition.snapshots.items())
+    assert "strictly before" in condition.cutoff_policy
+    assert RunRecord.load(tmp_path / "out" / "Parametric" / record_name("scripted")).condition.tools == {}
     assert info["search"] == "bm25 (lexical), cut corpus" and info["counts"]["tool_calls"] == 5
     predictions = tmp_path / "predictions.jsonl"
     lines = []
