@@ -1,4 +1,5 @@
-"""The ICJ card's tool conditions for ``auditpacks tools icj``: Parametric, Cypher + Lexical, Designed Tools Only.
+"""The ICJ card's tool conditions for ``auditpacks tools icj``: Parametric, Cypher + Lexical, Cypher + Semantic,
+Designed Tools Only.
 
 The registry's ``tools`` entry for ICJ. ``setup(args, pack)`` gives the runner one condition: each
 scenario's tools read the snapshot of the graph at its ``metadata.cutoff_date`` (its decision date),
@@ -33,7 +34,9 @@ def setup(args, pack) -> ToolSetup:
     from auditpacks.judges.icj.citations import DEFAULT_PASS_F1, citation_verdict
     from auditpacks.packs.icj.graph.reader import read_graph
     from auditpacks.packs.icj.graph.snapshot import snapshot_for
-    from auditpacks.packs.icj.tools.catalogue import SEARCH_KIND, conditions, parse_aliases
+    from auditpacks.packs.icj.graph.vectors import vectors_for
+    from auditpacks.packs.icj.tools.catalogue import SEARCH_KIND, SEMANTIC, conditions, parse_aliases
+    from auditpacks.packs.icj.tools.semantic import Semantic
     from auditpacks.packs.icj.tools.toolbox import ToolBox
 
     known = conditions(args.protocol, parse_aliases(args.tool_alias))
@@ -44,17 +47,34 @@ def setup(args, pack) -> ToolSetup:
     cache = args.cache or default_cache()
     pass_f1 = float(((pack.manifest or {}).get("grading") or {}).get("pass_f1", DEFAULT_PASS_F1))
 
+    semantic = any(t.does == SEMANTIC for t in tools)
+    if semantic:
+        _check_semantic(args, graph)
+
     def toolbox_for(scenario: Mapping[str, Any]):
         if not tools:
             return None
         cutoff = (scenario.get("metadata") or {}).get("cutoff_date")
         if not cutoff:
             raise UserError(f"{scenario['name']}: no metadata.cutoff_date; tools need the decision date")
-        return ToolBox(snapshot_for(graph, cutoff, cache), tools)
+        snapshot = snapshot_for(graph, cutoff, cache)
+        return ToolBox(snapshot, tools, Semantic(vectors_for(graph, snapshot), args.encode) if semantic else None)
 
     search = SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus") if tools else None
+    if semantic:
+        search = f"vector (cosine over the copy's passage vectors), query encoder {args.embeddings_model}, cut corpus"
     condition = Condition(name=args.condition, tools={t.name: t.does for t in tools}, search=search,
                           cutoff_policy=CUTOFF_POLICY if tools else None)
     return ToolSetup(condition, toolbox_for, lambda s, r: citation_verdict(s, r, pass_f1=pass_f1), judge="citations",
                      system=SYSTEM if tools else None, final_nudge=FINAL_NUDGE,
                      info={"graph_source_hash": graph.source_hash})
+
+
+def _check_semantic(args, graph) -> None:
+    """A semantic condition needs the copy's passage vectors and a query encoder; else one line naming the fallback."""
+    if not graph.vector_sources:
+        raise UserError(f"--condition {args.condition!r}: the graph copy holds no passage vectors (a list-of-floats "
+                        "column beside passage_id); run 'Cypher + Lexical' instead")
+    if getattr(args, "encode", None) is None:
+        raise UserError(f"--condition {args.condition!r}: searching by vector needs --embeddings-url and "
+                        "--embeddings-model (the model that made the copy's vectors)")

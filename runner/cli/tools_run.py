@@ -2,7 +2,8 @@
 OpenAI-compatible endpoint.
 
 The benchmark's plugin (its registry ``tools`` entry) gives the condition: per scenario the tool box
-(cut at the scenario's cutoff), the grader and the instructions. Every model call goes through the one
+(cut at the scenario's cutoff), the grader and the instructions; ``args.encode`` is the query encoder
+for tools that search by vector (``--embeddings-url``), or None. Every model call goes through the one
 model-call path with a response cache (``<out>/responses/`` unless ``--no-response-cache``), so a
 repeated or interrupted run replays the steps it has seen without new requests. The run writes the
 results, the traces, the condition's facts and the typed run record (which names the condition).
@@ -36,6 +37,9 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
     action.add_argument("--limit", type=int, help="first N scenarios only")
     action.add_argument("--out", type=Path, required=True, help="folder for results, traces, run record and cache")
     action.add_argument("--fresh", action="store_true", help="start over instead of resuming the folder's journal")
+    action.add_argument("--embeddings-url", help="OpenAI-compatible embeddings endpoint for tools that search by "
+                        "vector (the model that made the copy's vectors)")
+    action.add_argument("--embeddings-model", help="embedding model name (with --embeddings-url)")
     action.add_argument("--no-response-cache", action="store_true",
                         help=f"ask the model every step again instead of replaying {RESPONSES}/ in --out")
 
@@ -45,12 +49,18 @@ def run(args, plugin) -> int:
     from auditpacks.runner.execution.config import model_stem
     from auditpacks.runner.execution.tool_record import tool_run_record
     from auditpacks.runner.execution.tool_run import run_with_tools
+    from auditpacks.runner.targets.embeddings import endpoint_encoder
     from auditpacks.runner.targets.tool_loop import ToolLoop, endpoint_model
 
     if args.max_steps < 0:
         raise UserError(f"--max-steps {args.max_steps}: must be 0 or more")
     if args.base_url and not args.target:
         raise UserError("--target MODEL is needed with --base-url")
+    if bool(args.embeddings_url) != bool(args.embeddings_model):
+        raise UserError("--embeddings-url and --embeddings-model go together")
+    key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    args.encode = endpoint_encoder(args.embeddings_url, args.embeddings_model, api_key=key) \
+        if args.embeddings_url else None
     pack = load_pack(args.pack)
     setup = plugin.setup(args, pack)
     scenarios = pack.scenarios[: args.limit] if args.limit else pack.scenarios
@@ -63,7 +73,6 @@ def run(args, plugin) -> int:
             base_url, model = server.base_url, EmbeddedModel.model
         else:
             base_url, model = args.base_url, args.target
-        key = os.environ.get(args.api_key_env) if args.api_key_env else None
         cache = None if args.no_response_cache else args.out / RESPONSES
         loop = ToolLoop(endpoint_model(base_url, model, api_key=key, cache=cache), max_steps=args.max_steps,
                         max_tokens=args.max_tokens, final_nudge=setup.final_nudge)

@@ -86,7 +86,7 @@ def _leak_audit(args, graph, cutoffs: list[str]) -> int:
     from auditpacks.packs.icj.tools.catalogue import conditions, parse_aliases
 
     chosen = conditions(args.protocol, parse_aliases(args.tool_alias))
-    tools = {tool.name: tool for group in chosen.values() for tool in group}
+    tools = {(tool.name, tool.does): tool for group in chosen.values() for tool in group}
     report = leak_audit(graph, cutoffs, list(tools.values()), examples=args.examples, cache=args.cache)
     summary = report.summary()
     if args.json:

@@ -82,5 +82,9 @@ def test_tool_conditions_run_export_and_score(pack, tmp_path, capsys):
 
 def test_an_unknown_condition_is_one_line(pack, tmp_path, capsys):
     with ScriptedToolServer(script) as server:
+        assert _run(pack, tmp_path, "Cypher + Oracle", server) == 2
+        assert "not one of Parametric, Cypher + Lexical, Designed Tools Only, Cypher + Semantic" in \
+            capsys.readouterr().err
         assert _run(pack, tmp_path, "Cypher + Semantic", server) == 2
-    assert "not one of Parametric, Cypher + Lexical, Designed Tools Only" in capsys.readouterr().err
+        assert "searching by vector needs --embeddings-url and --embeddings-model" in capsys.readouterr().err
+        assert not server.requests
