@@ -9,7 +9,8 @@ import pytest
 from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import record_name
 from auditpacks.runner.cli.main import main
-from tests.support.icj_graph import GRAPH, TARGETS
+from auditpacks.packs.icj.graph.vectors import hashing_encoder
+from tests.support.icj_graph import GRAPH, TARGETS, with_word_vectors
 from tests.support.tool_server import ScriptedToolServer
 
 FIXTURE = TARGETS.parent.parent
@@ -88,3 +89,30 @@ def test_an_unknown_condition_is_one_line(pack, tmp_path, capsys):
         assert _run(pack, tmp_path, "Cypher + Semantic", server) == 2
         assert "searching by vector needs --embeddings-url and --embeddings-model" in capsys.readouterr().err
         assert not server.requests
+
+
+def test_cypher_semantic_searches_the_copys_vectors_with_the_endpoints_query_vectors(pack, tmp_path):
+    encode = hashing_encoder(64)
+    copy = with_word_vectors(tmp_path / "graph", encode)
+
+    def search(body, n):
+        if "tools" in body and not any(m["role"] == "tool" for m in body["messages"]):
+            return {"tool_calls": [("search_passages", '{"query": "diplomatic staff hostages", "limit": 3}')]}
+        return {"content": json.dumps(ANSWER)}
+
+    with ScriptedToolServer(search, embed=encode) as server:
+        out = tmp_path / "semantic"
+        assert main(["tools", "icj", "run", "--graph", str(copy), "--pack", str(pack), "--condition",
+                     "Cypher + Semantic", "--base-url", server.base_url, "--target", "scripted", "--limit", "2",
+                     "--embeddings-url", server.base_url, "--embeddings-model", "words", "--out", str(out),
+                     "--cache", str(tmp_path / "cache")]) == 0
+        assert server.embedded == ["diplomatic staff hostages"] * 2
+    record = RunRecord.load(out / record_name("scripted"))
+    assert record.condition.tools == {"get_schema": "get_schema", "run_cypher": "run_cypher",
+                                      "search_passages": "semantic_search"}
+    assert record.condition.search.startswith("vector (cosine") and "query encoder words" in record.condition.search
+    traces = [json.loads(line) for line in (out / "scripted.traces.jsonl").read_text().splitlines()]
+    for trace in traces:
+        found = json.loads(trace["steps"][1]["result"])
+        assert found["method"] == "vector (cosine), cut corpus" and len(found["passages"]) == 3
+        assert all(date < trace["cutoff"] for date in found["source_dates"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -16,21 +15,14 @@ from auditpacks.packs.icj.graph.vectors import hashing_encoder, vectors_for
 from auditpacks.packs.icj.tools.audit import leak_audit
 from auditpacks.packs.icj.tools.catalogue import conditions
 from auditpacks.packs.icj.tools.semantic import Semantic
-from tests.support.icj_graph import GRAPH
+from tests.support.icj_graph import with_word_vectors
 
 ENCODE = hashing_encoder(64)
 
 
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory):
-    """The fixture graph with each passage's vector made from its words (so the nearest passage is known)."""
-    root = tmp_path_factory.mktemp("graph") / "graph"
-    shutil.copytree(GRAPH, root)
-    for path in sorted((root / "data" / "passages").glob("*.parquet")):
-        table = pq.read_table(path)
-        vectors = pa.array([ENCODE(t) for t in table["text"].to_pylist()], pa.list_(pa.float32()))
-        pq.write_table(table.set_column(table.column_names.index("embedding"), "embedding", vectors), path)
-    return root
+    return with_word_vectors(tmp_path_factory.mktemp("graph") / "graph", ENCODE)
 
 
 def test_only_the_cut_corpus_is_searched_and_the_nearest_passage_comes_first(copy, tmp_path):
