@@ -23,13 +23,10 @@ from typing import Any, Mapping
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_json, atomic_write_text, iter_jsonl
-from auditpacks.core.run_files import ERROR, is_error, results_name
+from auditpacks.core.run_files import ERROR, is_error, results_name, tool_run_names
 from auditpacks.runner.execution.results_file import slim_result, write_results
 from auditpacks.runner.targets.tool_loop import ToolLoop
 
-TRACES_SUFFIX = ".traces.jsonl"
-TOOLS_SUFFIX = ".tools.json"
-JOURNAL_SUFFIX = ".tools-journal.jsonl"
 
 
 def _finished(journal: Path, condition: str) -> dict[str, tuple[dict, dict]]:
@@ -86,7 +83,8 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: To
     condition = setup.condition.name
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    journal = out / f"{stem}{JOURNAL_SUFFIX}"
+    traces_name, tools_name, journal_name = tool_run_names(stem)
+    journal = out / journal_name
     if fresh:
         journal.unlink(missing_ok=True)
     done = _finished(journal, condition)
@@ -107,9 +105,9 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: To
         if trace.get("cutoff") and trace.get("snapshot"):
             setup.condition.snapshots[trace["cutoff"]] = trace["snapshot"]
     write_results(out / results_name(stem), [slim_result(r) for r in results], results)
-    atomic_write_text(out / f"{stem}{TRACES_SUFFIX}", "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
+    atomic_write_text(out / traces_name, "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
                                                             for t in traces))
-    atomic_write_json(out / f"{stem}{TOOLS_SUFFIX}", {**setup.info, **asdict(setup.condition), "condition": condition,
+    atomic_write_json(out / tools_name, {**setup.info, **asdict(setup.condition), "condition": condition,
                                                      "counts": counts})
     return counts, results
 

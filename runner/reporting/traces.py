@@ -12,8 +12,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import iter_jsonl
-from auditpacks.core.run_files import stem_of
-from auditpacks.runner.execution.tool_run import TRACES_SUFFIX
+from auditpacks.core.run_files import stem_of, tool_run_names
 
 #: Characters of a tool result the report shows (the trace file keeps the capped whole).
 RESULT_CHARS = 600
@@ -23,7 +22,7 @@ def run_traces(run) -> dict[str, dict[str, Any]]:
     """Scenario name → its trace view, for a run under a tool condition (empty for any other run)."""
     if run.record.condition is None:
         return {}
-    path = run.record_path.parent / f"{stem_of(run.record_path)}{TRACES_SUFFIX}"
+    path = run.record_path.parent / tool_run_names(stem_of(run.record_path))[0]
     if not path.is_file():
         return {}
     out = {}

@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from auditpacks.core.run_files import stem_of
+from auditpacks.core.run_files import TRACES_SUFFIX, stem_of
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.execution.tool_run import TRACES_SUFFIX
 from tests.conftest import model_unusable
 from tests.support.browser import browser_unavailable, open_page
 from tests.support.icj_graph import GRAPH
@@ -44,7 +43,7 @@ def report(tmp_path_factory):
     traces.write_text("".join(json.dumps(t) + "\n" for t in lines), encoding="utf-8")
     html = folder / "report.html"
     assert main(["report", str(out), "--pack", str(pack), "--out", str(html)]) == 0
-    assert stem_of(traces.name.removesuffix(TRACES_SUFFIX) + ".json") == "scripted"
+    assert stem_of(traces) == "scripted"
     return html
 
 

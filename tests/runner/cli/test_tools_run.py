@@ -7,7 +7,7 @@ import json
 import pytest
 
 from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import record_name
+from auditpacks.core.run_files import record_name, tool_run_names
 from auditpacks.runner.cli.main import main
 from auditpacks.packs.icj.graph.vectors import hashing_encoder
 from tests.support.icj_graph import GRAPH, TARGETS, with_word_vectors
@@ -48,9 +48,9 @@ def test_tool_conditions_run_export_and_score(pack, tmp_path, capsys):
         assert len(server.requests) == len(requests)  # every step replayed from the response cache
     assert len(requests) == 5 * 2 + 5  # two calls per target with tools, one without
     folder = tmp_path / "out" / "Designed Tools Only"
-    traces = [json.loads(line) for line in (folder / "scripted.traces.jsonl").read_text().splitlines()]
+    traces = [json.loads(line) for line in (folder / tool_run_names("scripted")[0]).read_text().splitlines()]
     assert len(traces) == 5 and all(t["steps"][1]["tool"] == "get_case_citations" for t in traces)
-    info = json.loads((folder / "scripted.tools.json").read_text())
+    info = json.loads((folder / tool_run_names("scripted")[1]).read_text())
     record = RunRecord.load(folder / record_name("scripted"))
     assert record.judge == "citations" and record.summary.scenarios == 5 and record.summary.errors == 0
     condition = record.condition
@@ -111,7 +111,7 @@ def test_cypher_semantic_searches_the_copys_vectors_with_the_endpoints_query_vec
     assert record.condition.tools == {"get_schema": "get_schema", "run_cypher": "run_cypher",
                                       "search_passages": "semantic_search"}
     assert record.condition.search.startswith("vector (cosine") and "query encoder words" in record.condition.search
-    traces = [json.loads(line) for line in (out / "scripted.traces.jsonl").read_text().splitlines()]
+    traces = [json.loads(line) for line in (out / tool_run_names("scripted")[0]).read_text().splitlines()]
     for trace in traces:
         found = json.loads(trace["steps"][1]["result"])
         assert found["method"] == "vector (cosine), cut corpus" and len(found["passages"]) == 3

@@ -8,6 +8,7 @@ import pytest
 
 from auditpacks.core.condition import Condition, ToolSetup
 from auditpacks.core.errors import UserError
+from auditpacks.core.run_files import tool_run_names
 from auditpacks.runner.execution.tool_run import run_with_tools
 from auditpacks.runner.targets.tool_loop import ToolLoop, endpoint_model
 from tests.support.tool_server import ScriptedToolServer
@@ -50,8 +51,8 @@ def test_an_interrupted_run_resumes_its_finished_scenarios(tmp_path):
     results = json.loads((tmp_path / "scripted.json").read_text())["results"]
     assert [r["severity"] for r in results] == ["pass"] * 4
     assert [r["judgment"]["condition"] for r in results] == ["c"] * 4
-    assert json.loads((tmp_path / "scripted.tools.json").read_text())["counts"]["scenarios"] == 4
-    assert len((tmp_path / "scripted.traces.jsonl").read_text().splitlines()) == 4
+    assert json.loads((tmp_path / tool_run_names("scripted")[1]).read_text())["counts"]["scenarios"] == 4
+    assert len((tmp_path / tool_run_names("scripted")[0]).read_text().splitlines()) == 4
 
 
 def test_a_journal_of_another_condition_is_refused(tmp_path):
