@@ -1,13 +1,14 @@
 """Run scenarios through a tool loop and write simpleaudit results with a trace of every step beside them.
 
 ``run_with_tools`` is benchmark-neutral: the plugin's :class:`~auditpacks.core.condition.ToolSetup`
-gives, per scenario, the tool box (or None for no tools) and the grader. It writes ``<stem>.json`` (``AuditResults``, the same file a plain run
-writes, so exports and reports read it), ``<stem>.traces.jsonl`` (one line per scenario: every model
-call and tool call with its arguments, capped result, source dates and tokens) and
-``<stem>.tools.json`` (the condition, its tools and what its search is). A failed model call makes
+gives, per scenario, the tool box (or None for no tools) and the grader. It writes ``<stem>.json``
+(``AuditResults``, the same file a plain run writes, so exports and reports read it), the traces
+(one line per scenario: every model call and tool call with its arguments, capped result, source
+dates and tokens) and the condition's facts (its tools, its search, its snapshots, the counts);
+their names are :func:`~auditpacks.core.run_files.tool_run_names`. A failed model call makes
 that scenario an ERROR result; the others go on.
 
-Each finished scenario is appended to ``<stem>.tools-journal.jsonl`` (result and trace, fsynced) as it
+Each finished scenario is appended to the tool journal (result and trace, fsynced) as it
 ends. A rerun into the same folder keeps the journal's finished scenarios and runs the rest (and
 the ERROR ones) again; ``fresh=True`` starts over. A journal of another condition is refused.
 """

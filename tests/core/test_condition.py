@@ -32,7 +32,8 @@ def test_a_run_without_tools_has_no_condition_key(tmp_path):
     assert "condition" not in json.loads(path.read_text()) and RunRecord.load(path).condition is None
 
 
-@pytest.mark.parametrize("bad, field", [({"tools": {}}, "with a name"), ({"name": "c", "tools": ["a"]}, "condition.tools"),
+@pytest.mark.parametrize("bad, field", [({"tools": {}}, "with a name"),
+                                        ({"name": "c", "tools": ["a"]}, "condition.tools"),
                                         ({"name": "c", "snapshots": {"d": 1}}, "condition.snapshots"),
                                         ({"name": "c", "search": 3}, "condition.search")])
 def test_a_bad_condition_is_one_line_naming_the_field(tmp_path, bad, field):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import is_error, journal_name, record_for, record_name, results_name, stem_of, tool_run_names
+from auditpacks.core.run_files import (is_error, journal_name, record_for, record_name, results_name, stem_of,
+                                       tool_run_names)
 
 
 def test_names():

@@ -40,7 +40,8 @@ class VectorSource:
 
 
 def find_sources(found: dict) -> dict[str, VectorSource]:
-    """Passage kind (``document``, ``resolution``) → its vector source, from the reader's found tables (schema only)."""
+    """Passage kind (``document``, ``resolution``) → its vector source, from the reader's found tables (schemas
+    only)."""
     import pyarrow.types as t
 
     out = {}
@@ -49,16 +50,16 @@ def find_sources(found: dict) -> dict[str, VectorSource]:
         if item is None or "passage_id" not in item.columns or item.table.files[0].suffix != ".parquet":
             continue
         schema = pq.read_schema(item.table.files[0])
-        vector = next((f.name for f in schema if (t.is_list(f.type) or t.is_large_list(f.type)
-                                                  or t.is_fixed_size_list(f.type)) and t.is_floating(f.type.value_type)),
-                      None)
+        lists = [f for f in schema if t.is_list(f.type) or t.is_large_list(f.type) or t.is_fixed_size_list(f.type)]
+        vector = next((f.name for f in lists if t.is_floating(f.type.value_type)), None)
         if vector:
             out[kind] = VectorSource(tuple(item.table.files), item.columns["passage_id"], vector)
     return out
 
 
 def vectors_for(graph, snapshot) -> "VectorIndex | None":
-    """The vector index of ``snapshot``'s corpus, built on first use from ``graph``'s copy; None: no vectors."""
+    """The vector index of ``snapshot``'s corpus, built on first use from ``graph``'s copy (None: it has no
+    vectors)."""
     if not graph.vector_sources:
         return None
     folder = snapshot.folder.with_name(snapshot.folder.name + ".vectors")
@@ -114,7 +115,8 @@ class VectorIndex:
         self.rows = rows
         self.matrix = np.load(folder / MATRIX, mmap_mode="r")
         self.info = json.loads((folder / INFO).read_text(encoding="utf-8"))
-        self.has_vector = np.linalg.norm(self.matrix, axis=1) > 0 if self.matrix.shape[1] else np.zeros(len(rows), bool)
+        self.has_vector = (np.linalg.norm(self.matrix, axis=1) > 0 if self.matrix.shape[1]
+                           else np.zeros(len(rows), bool))
 
     @property
     def dimensions(self) -> int:

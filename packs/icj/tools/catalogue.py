@@ -151,7 +151,8 @@ def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = No
     ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name."""
     path = Path(protocol) / "conditions.json" if protocol else None
     if path is None or not path.is_file():
-        return {c: [_tool(n, "defaults", DEFAULT_ALIASES.get(c)) for n in names] for c, names in DEFAULT_CONDITIONS.items()}
+        return {c: [_tool(n, "defaults", DEFAULT_ALIASES.get(c)) for n in names]
+                for c, names in DEFAULT_CONDITIONS.items()}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:

@@ -7,14 +7,16 @@ import json
 from auditpacks.runner.reporting.traces import RESULT_CHARS, trace_view
 
 TRACE = {"scenario": "s1", "condition": "c", "cutoff": "1986-06-27", "snapshot": "1986-06-27_ab", "capped": True,
-         "steps": [{"kind": "model", "call": 1, "tokens": {"input": 100, "output": 10}, "cached": True, "tool_calls": 3},
+         "steps": [{"kind": "model", "call": 1, "tokens": {"input": 100, "output": 10}, "cached": True,
+                    "tool_calls": 3},
                    {"kind": "tool", "call": 1, "tool": "find_case", "arguments": {"query": "Corfu"},
                     "result": "x" * (RESULT_CHARS + 5), "ok": True, "leak": False,
                     "source_dates": ["1949-04-09", "1948-03-25"], "truncated": False},
                    {"kind": "tool", "call": 1, "tool": "get_document", "arguments": {"document_id": "d"},
-                    "result": '{"error": "result withheld"}', "ok": False, "leak": True, "error": "later date 1990-01-01"},
-                   {"kind": "tool", "call": 1, "tool": "teleport", "arguments": "{not json", "result": "{}", "ok": False,
-                    "leak": False, "error": "no tool"},
+                    "result": '{"error": "result withheld"}', "ok": False, "leak": True,
+                    "error": "later date 1990-01-01"},
+                   {"kind": "tool", "call": 1, "tool": "teleport", "arguments": "{not json", "result": "{}",
+                    "ok": False, "leak": False, "error": "no tool"},
                    {"kind": "model", "call": 2, "tokens": {"input": 200, "output": 20}, "tool_calls": 0}]}
 
 

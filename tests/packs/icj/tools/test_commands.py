@@ -1,4 +1,5 @@
-"""The ICJ graph's tool commands (`auditpacks tools icj describe|snapshot|leak-audit`) on the fixture graph, and exit codes."""
+"""The ICJ graph's tool commands (``auditpacks tools icj describe|snapshot|leak-audit``) on the fixture graph, and
+their exit codes."""
 
 from __future__ import annotations
 
