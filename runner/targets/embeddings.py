@@ -11,7 +11,7 @@ def endpoint_encoder(base_url: str, model: str, *, api_key: str | None = None,
     """``encode(text)``: the embedding ``model`` at ``base_url`` gives for ``text`` (two retries)."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=2)
+    client = OpenAI(base_url=base_url, api_key=api_key or "-", timeout=timeout, max_retries=2)
 
     def encode(text: str) -> list[float]:
         return list(client.embeddings.create(model=model, input=[text]).data[0].embedding)

@@ -42,7 +42,8 @@ class LoopResult:
 def endpoint_model(base_url: str, model: str, *, api_key: str | None = None, cache: Path | None = None,
                    retries: int = 2, timeout: float = 120.0) -> Model:
     """A :class:`Model` for one OpenAI-compatible endpoint, with the response cache in ``cache`` (if given)."""
-    api = OpenAIChatAPI(model=model, base_url=base_url, api_key=api_key or "none", timeout=timeout)
+    # no key: "-", too short to be taken for a secret and blanked out of error text
+    api = OpenAIChatAPI(model=model, base_url=base_url, api_key=api_key or "-", timeout=timeout)
     return Model(api, policy=RetryPolicy(max_retries=retries, timeout=timeout),
                  cache=ResponseCache(cache) if cache is not None else None)
 
