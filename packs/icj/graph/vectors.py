@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 MATRIX, INFO = "vectors.npy", "vectors.json"
@@ -90,16 +91,21 @@ def _build(sources: dict[str, VectorSource], rows: list[dict], folder: Path) -> 
     for kind, source in sources.items():
         for path in source.files:
             for batch in pq.ParquetFile(path).iter_batches(columns=[source.id_column, source.vector_column]):
-                ids, vectors = batch.column(0).to_pylist(), batch.column(1)
-                for j, passage in enumerate(ids):
+                vectors = batch.column(1)
+                if not isinstance(vectors, pa.FixedSizeListArray):
+                    vectors = vectors.cast(pa.list_(pa.float32()))
+                offsets = np.asarray(vectors.offsets) if not isinstance(vectors, pa.FixedSizeListArray) else \
+                    np.arange(len(vectors) + 1) * vectors.type.list_size + vectors.offset * vectors.type.list_size
+                flat = vectors.values.to_numpy(zero_copy_only=False)
+                for j, passage in enumerate(batch.column(0).to_pylist()):
                     row = wanted.get((kind, None if passage is None else str(passage)))
-                    vector = vectors[j].as_py() if row is not None else None
-                    if not vector:
+                    start, end = int(offsets[j]), int(offsets[j + 1])
+                    if row is None or end == start or not vectors[j].is_valid:
                         continue
                     if matrix is None:
-                        matrix = np.zeros((len(rows), len(vector)), np.float32)
-                    if len(vector) == matrix.shape[1]:
-                        matrix[row] = vector
+                        matrix = np.zeros((len(rows), end - start), np.float32)
+                    if end - start == matrix.shape[1]:
+                        matrix[row] = flat[start:end]
                         found += 1
     matrix = np.zeros((len(rows), 0), np.float32) if matrix is None else matrix
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -59,3 +60,18 @@ def test_the_leak_audit_covers_semantic_search(copy, monkeypatch):
     report = leak_audit(graph, ["1986-06-27"], tools, examples=6)
     assert not report.passed and report.leaks[0]["tool"] == "search_passages (semantic_search)"
     assert report.leaks[0]["finding"].endswith("not before the cutoff 1986-06-27")
+
+
+def test_fixed_size_double_vectors_are_read_too(copy, tmp_path):
+    other = tmp_path / "fixed"
+    shutil.copytree(copy, other)
+    for path in (other / "data" / "passages").glob("*.parquet"):
+        table = pq.read_table(path)
+        fixed = table["embedding"].cast(pa.list_(pa.float64(), 64))
+        pq.write_table(table.set_column(table.column_names.index("embedding"), "embedding", fixed), path)
+    graph = read_graph(other)
+    snapshot = snapshot_for(graph, "1986-06-27", tmp_path / "c")
+    index = vectors_for(graph, snapshot)
+    assert index.info == {"passages": 43, "with_vectors": 36, "dimensions": 64}
+    target = next(r for r in snapshot.lexical.rows if r["kind"] == "document")
+    assert Semantic(index, ENCODE).search(target["text"], limit=1)["passages"][0]["passage_id"] == target["passage_id"]
