@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from auditpacks.core.condition import Condition
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import atomic_write_json, read_json
 from auditpacks.core.redact import redact_data
@@ -114,6 +115,7 @@ class RunRecord:
     merged_from: dict[str, Any] | None = None
     decision_probe: dict[str, Any] | None = None   # the endpoint's conformance probe before a decision run
     cost: dict[str, Any] | None = None   # hosted runs: the quote beside the tokens and cost incurred
+    condition: Condition | None = None             # the tool condition a run ran under (None: no tools)
     started: str = ""
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -140,7 +142,7 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"record_version": self.record_version}
         for f in dataclasses.fields(self):
-            if f.name in ("record_version", "extra"):
+            if f.name in ("record_version", "extra") or f.name == "condition" and self.condition is None:
                 continue
             value = getattr(self, f.name)
             if f.name == "summary":
@@ -177,6 +179,7 @@ class RunRecord:
             summary=_summary(read.mapping("summary"), f"{source}: summary"),
             repeats=read.positive("repeats", 1),
             rounds=[_round(r, f"{source}: rounds[{i}]") for i, r in enumerate(read.list("rounds"))],
+            condition=Condition.from_dict(data["condition"], source) if data.get("condition") else None,
             extra={k: v for k, v in data.items() if k not in known},
             **{k: data[k] for k in ("auditpacks", "simpleaudit", "model_digest", "base_url", "embedded",
                                     "judge_model", "models", "judge_qualification", "shard", "cache", "performance", "seed", "merged_from",

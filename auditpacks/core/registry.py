@@ -14,6 +14,7 @@ names a module (``package.module``) or one of its functions (``package.module:fu
 * ``paired``: the unit the paired comparison resamples and its statistic
   ``compare(paired) -> list[row]`` (see :class:`Paired`);
 * ``score``, ``rescore``, ``export``, ``registry``: commands (``add_arguments``, ``main``);
+* ``tools``: its tool conditions (``auditpacks tools NAME run|...``, see ``runner/cli/tools.py``);
 * ``judge_flags``: run flags a grader takes; ``card``: the files ``runner/run_simpleaudit.py`` runs;
   ``bundled``: the builder needs no source (offline suggestions name it).
 
@@ -81,6 +82,8 @@ class Benchmark:
     card: Card | None = None
     bundled: bool = False         # the builder needs no --source: its data ships inside the package
     judge_items: str | None = None  # ``auditpacks judge-check``: labelled checklist transcripts built from a pack
+    tools: str | None = None      # ``auditpacks tools NAME``: its tool conditions (``ACTIONS``, ``add_arguments``,
+    #                               ``main``, ``setup(args, pack) -> ToolSetup``; auditpacks.core.condition)
 
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -131,6 +134,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate"),
         score="auditpacks.judges.icj.score",
         export="auditpacks.judges.icj.export",
+        tools="auditpacks.judges.icj.conditions",
     ),
 }
 
@@ -151,8 +155,8 @@ CODE_JUDGES = frozenset(JUDGES) - MODEL_JUDGES
 
 
 def modules(role: str) -> dict[str, str]:
-    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry`` or
-    ``judge_items``."""
+    """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry``,
+    ``judge_items`` or ``tools``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}
 
 

@@ -6,7 +6,9 @@ A run writes, under one stem (the model's file name):
 * ``<stem>.run.json``: the run record;
 * ``<stem>.journal.jsonl``: finished scenarios, for resuming;
 * ``<stem>.progress.json``: how many scenarios the run has to finish and when it (re)started, for
-  ``auditpacks status``.
+  ``auditpacks status``;
+* a run under a tool condition also ``<stem>.traces.jsonl`` (every step of every scenario),
+  ``<stem>.tools.json`` (the condition's facts and counts) and ``<stem>.tools-journal.jsonl``.
 
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.
@@ -23,6 +25,7 @@ RECORD_SUFFIX = ".run.json"
 JOURNAL_SUFFIX = ".journal.jsonl"
 PROGRESS_SUFFIX = ".progress.json"
 BATCHES_SUFFIX = ".batches.jsonl"
+TRACES_SUFFIX, TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX = ".traces.jsonl", ".tools.json", ".tools-journal.jsonl"
 ERROR = "ERROR"
 
 _ROUND = re.compile(r"\.round\d+$")
@@ -53,10 +56,16 @@ def batches_name(stem: str) -> str:
     return stem + BATCHES_SUFFIX
 
 
+def tool_run_names(stem: str) -> tuple[str, str, str]:
+    """A tool run's traces, condition facts and journal file names."""
+    return stem + TRACES_SUFFIX, stem + TOOLS_SUFFIX, stem + TOOLS_JOURNAL_SUFFIX
+
+
 def stem_of(path: str | Path) -> str:
     """The run's stem from any of its files (results of any round, run record or journal)."""
     name = Path(path).name
-    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, BATCHES_SUFFIX, RESULTS_SUFFIX):
+    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, BATCHES_SUFFIX, TRACES_SUFFIX, TOOLS_SUFFIX,
+                   TOOLS_JOURNAL_SUFFIX, RESULTS_SUFFIX):
         if name.endswith(suffix):
             return _ROUND.sub("", name[: -len(suffix)])
     return name

@@ -1,5 +1,5 @@
 """The ``auditpacks`` command: build, check, run, merge, status, report, compare, judge-check, score, rescore, export,
-registry and serve-decision."""
+registry, tools and serve-decision."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint"),
            "judge-check": ("auditpacks.runner.cli.judge_check",
                            "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)"),
-           "icj-tools": ("auditpacks.runner.cli.icj_tools", "ICJ graph snapshots per cutoff and the leak audit")}
+           "tools": ("auditpacks.runner.cli.tools", "run a pack under a benchmark's tool conditions; their leak audit")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
@@ -110,6 +110,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             module = importlib.import_module(module_name)
             module.add_arguments(reader)
             reader.set_defaults(handler=_delegate, module=module)
+
+    for bench in modules("tools"):  # ``auditpacks NAME-tools ...`` is ``auditpacks tools NAME ...``
+        alias = sub.add_parser(f"{bench}-tools", help=f"the same as: auditpacks tools {bench}")
+        if command == f"{bench}-tools":
+            from auditpacks.runner.cli import tools
+
+            tools.add_arguments(alias, bench)
+            alias.set_defaults(handler=_delegate, module=tools)
 
     _add_family(sub, "score", "score a benchmark's prediction file", _optional(modules("score")), _score,
                 load=command == "score")

@@ -1,13 +1,14 @@
 """Run scenarios through a tool loop and write simpleaudit results with a trace of every step beside them.
 
-``run_with_tools`` is benchmark-neutral: the caller gives, per scenario, the tool box (or None for
-no tools) and the grader. It writes ``<stem>.json`` (``AuditResults``, the same file a plain run
-writes, so exports and reports read it), ``<stem>.traces.jsonl`` (one line per scenario: every model
-call and tool call with its arguments, capped result, source dates and tokens) and
-``<stem>.tools.json`` (the condition, its tools and what its search is). A failed model call makes
+``run_with_tools`` is benchmark-neutral: the plugin's :class:`~auditpacks.core.condition.ToolSetup`
+gives, per scenario, the tool box (or None for no tools) and the grader. It writes ``<stem>.json``
+(``AuditResults``, the same file a plain run writes, so exports and reports read it), the traces
+(one line per scenario: every model call and tool call with its arguments, capped result, source
+dates and tokens) and the condition's facts (its tools, its search, its snapshots, the counts);
+their names are :func:`~auditpacks.core.run_files.tool_run_names`. A failed model call makes
 that scenario an ERROR result; the others go on.
 
-Each finished scenario is appended to ``<stem>.tools-journal.jsonl`` (result and trace, fsynced) as it
+Each finished scenario is appended to the tool journal (result and trace, fsynced) as it
 ends. A rerun into the same folder keeps the journal's finished scenarios and runs the rest (and
 the ERROR ones) again; ``fresh=True`` starts over. A journal of another condition is refused.
 """
@@ -17,17 +18,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from dataclasses import asdict
+from typing import Any, Mapping
 
+from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_json, atomic_write_text, iter_jsonl
-from auditpacks.core.run_files import ERROR, is_error, results_name
+from auditpacks.core.run_files import ERROR, is_error, results_name, tool_run_names
 from auditpacks.runner.execution.results_file import slim_result, write_results
 from auditpacks.runner.targets.tool_loop import ToolLoop
 
-TRACES_SUFFIX = ".traces.jsonl"
-TOOLS_SUFFIX = ".tools.json"
-JOURNAL_SUFFIX = ".tools-journal.jsonl"
 
 
 def _finished(journal: Path, condition: str) -> dict[str, tuple[dict, dict]]:
@@ -77,13 +77,15 @@ def _count(counts: dict[str, int], trace: Mapping[str, Any]) -> None:
     counts["capped"] += bool(trace.get("capped"))
 
 
-def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, *, toolbox_for: Callable[[Mapping], Any],
-                   grade: Callable[[Mapping, Mapping], Mapping], out: Path, stem: str, condition: str,
-                   system: str | None, info: Mapping[str, Any], fresh: bool = False) -> dict[str, Any]:
-    """Run each scenario, grade its final reply, write results, traces and the condition's info; counts."""
+def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: ToolSetup, *, out: Path, stem: str,
+                   fresh: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run each scenario, grade its final reply, write results, traces and the condition's info; the counts and
+    the results. Each cutoff's snapshot lands in ``setup.condition.snapshots``."""
+    condition = setup.condition.name
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    journal = out / f"{stem}{JOURNAL_SUFFIX}"
+    traces_name, tools_name, journal_name = tool_run_names(stem)
+    journal = out / journal_name
     if fresh:
         journal.unlink(missing_ok=True)
     done = _finished(journal, condition)
@@ -93,33 +95,41 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, *, toolbo
     for scenario in scenarios:
         if scenario["name"] in done:
             result, trace = done[scenario["name"]]
-            results.append(result)
-            traces.append(trace)
             counts["resumed"] += 1
-            _count(counts, trace)
-            continue
-        messages = _messages(scenario, system)
-        try:
-            box = toolbox_for(scenario)
-            finished = loop.run(messages, box)
-        except Exception as exc:  # noqa: BLE001 - one scenario's failure is its ERROR result, not the run's end
-            reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
-            judgment = {"severity": ERROR, "error": reason, "summary": reason, "condition": condition}
-            results.append(_result(scenario, messages, None, judgment, (0, 0)))
-            traces.append({"scenario": scenario["name"], "condition": condition, "error": reason, "steps": []})
-            counts["errors"] += 1
-            _append(journal, {"condition": condition, "result": results[-1], "trace": traces[-1]})
-            continue
-        reply = {"role": "assistant", "content": finished.text, "finish_reason": finished.finish_reason}
-        judgment = {**grade(scenario, reply), "condition": condition}
-        results.append(_result(scenario, messages, reply, judgment, (finished.input_tokens, finished.output_tokens)))
-        traces.append({"scenario": scenario["name"], "condition": condition, "capped": finished.capped,
-                       "input_tokens": finished.input_tokens, "output_tokens": finished.output_tokens,
-                       "steps": finished.steps})
-        _count(counts, traces[-1])
-        _append(journal, {"condition": condition, "result": results[-1], "trace": traces[-1]})
+        else:
+            result, trace = _one(scenario, loop, setup)
+            counts["errors"] += is_error(result)
+            _append(journal, {"condition": condition, "result": result, "trace": trace})
+        results.append(result)
+        traces.append(trace)
+        _count(counts, trace)
+        if trace.get("cutoff") and trace.get("snapshot"):
+            setup.condition.snapshots[trace["cutoff"]] = trace["snapshot"]
     write_results(out / results_name(stem), [slim_result(r) for r in results], results)
-    atomic_write_text(out / f"{stem}{TRACES_SUFFIX}", "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
+    atomic_write_text(out / traces_name, "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
                                                             for t in traces))
-    atomic_write_json(out / f"{stem}{TOOLS_SUFFIX}", {**info, "condition": condition, "counts": counts})
-    return counts
+    atomic_write_json(out / tools_name, {**setup.info, **asdict(setup.condition), "condition": condition,
+                                                     "counts": counts})
+    return counts, results
+
+
+def _one(scenario: Mapping[str, Any], loop: ToolLoop, setup: ToolSetup) -> tuple[dict, dict]:
+    """One scenario through the loop: its graded result and its trace (an ERROR result when a call failed)."""
+    condition = setup.condition.name
+    messages = _messages(scenario, setup.system)
+    where: dict[str, Any] = {}
+    try:
+        box = setup.toolbox_for(scenario)
+        if box is not None:
+            where = {"cutoff": box.cutoff, "snapshot": box.snapshot_id}
+        finished = loop.run(messages, box)
+    except Exception as exc:  # noqa: BLE001 - one scenario's failure is its ERROR result, not the run's end
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        judgment = {"severity": ERROR, "error": reason, "summary": reason, "condition": condition}
+        return (_result(scenario, messages, None, judgment, (0, 0)),
+                {"scenario": scenario["name"], "condition": condition, **where, "error": reason, "steps": []})
+    reply = {"role": "assistant", "content": finished.text, "finish_reason": finished.finish_reason}
+    judgment = {**setup.grade(scenario, reply), "condition": condition}
+    return (_result(scenario, messages, reply, judgment, (finished.input_tokens, finished.output_tokens)),
+            {"scenario": scenario["name"], "condition": condition, **where, "capped": finished.capped,
+             "input_tokens": finished.input_tokens, "output_tokens": finished.output_tokens, "steps": finished.steps})

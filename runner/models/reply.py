@@ -1,9 +1,10 @@
 """What goes into one model call and what comes back: :class:`Request` and :class:`Reply`.
 
 A reply carries every fact the endpoint gave about it (finish reason, token counts,
-reasoning kept apart from the answer, a decision model's answer), so whoever holds the
-reply (the target, the stored transcript, a grader) reads them there. The cache stores
-:meth:`Reply.record`: the same five fields it always held, and a decision answer.
+reasoning kept apart from the answer, a decision model's answer, the tool calls it asked
+for), so whoever holds the reply (the target, the stored transcript, a grader) reads them
+there. The cache stores :meth:`Reply.record`: the same five fields it always held, and
+what else a reply carries when it carries it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Reply:
     cached: bool = False   # answered from the response cache
     cached_input_tokens: int | None = None   # prompt tokens the provider read from its prompt cache (inside input)
     cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
+    tool_calls: list[dict[str, Any]] | None = None   # [{"id", "name", "arguments"}] when the model asked for tools
 
     @property
     def truncated(self) -> bool:
@@ -58,14 +60,16 @@ class Reply:
         return self.finish_reason == "length"
 
     def record(self) -> dict[str, Any]:
-        """The reply as the cache stores it (prompt-cache counts only when set; a decision model's answer too)."""
+        """The reply as the cache stores it (prompt-cache counts, a decision answer, tool calls only when set)."""
         record = {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
-        return {**record, "decision": self.decision} if self.decision is not None else record
+        extra = {"decision": self.decision, "tool_calls": self.tool_calls or None}
+        return {**record, **{k: v for k, v in extra.items() if v is not None}}
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":
         return cls(**{name: data.get(name) for name in FIELDS if name != "content"},
-                   content=data.get("content") or "", decision=data.get("decision"), cached=cached)
+                   content=data.get("content") or "", decision=data.get("decision"), cached=cached,
+                   tool_calls=data.get("tool_calls") or None)
 
     def facts(self) -> dict[str, Any]:
         """What a grader may read besides the text: the finish reason (when known) and the reasoning."""

@@ -15,6 +15,7 @@ from auditpacks.judges.figures import Section
 from auditpacks.runner.execution.reconcile import cost_line
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
+from auditpacks.runner.reporting.traces import run_traces
 from auditpacks.runner.reporting.calibration_section import calibration_section
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
@@ -65,7 +66,12 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
                          "simpleaudit_score": summary.simpleaudit_score, "tokens": summary.tokens.get("total")}
     section["calibration"] = calibration_section(run.headline().get("calibration"), title, plots_on=plots_on)
     section["per_round"] = _per_round(run) if len(run.rounds) > 1 and part.per_round else None
-    section["scenarios"] = [_scenario(run, s, r, i, documents) for i, (s, r) in enumerate(pairs[:max_scenarios])]
+    section["condition"] = run.record.condition
+    traces = run_traces(run)
+    section["scenarios"] = [{**_scenario(run, s, r, i, documents), "trace": traces.get(s["name"])}
+                            for i, (s, r) in enumerate(pairs[:max_scenarios])]
+    section["tool_calls"] = sum(t["tool_calls"] for t in traces.values())
+    section["blocked"] = sum(t["blocked"] for t in traces.values())
     section["hidden"] = max(0, len(pairs) - max_scenarios)
     section["groups"] = sorted({row["group"] for row in section["scenarios"]})
     return section

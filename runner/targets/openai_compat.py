@@ -32,10 +32,13 @@ def reply_from_completion(completion: Any) -> Reply:
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
     usage = getattr(completion, "usage", None)
     tokens = from_openai(usage)
+    calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments or ""}
+             for c in (getattr(message, "tool_calls", None) or [])]
     return Reply(content=message.content or "", reasoning=reasoning if isinstance(reasoning, str) else None,
                  input_tokens=getattr(usage, "prompt_tokens", None),
                  output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
-                 cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None)
+                 cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None,
+                 tool_calls=calls or None)
 
 
 def cache_key_of(group: str) -> str:

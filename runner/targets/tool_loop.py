@@ -2,19 +2,29 @@
 
 Works with any server that speaks it: llama.cpp's server (the embedded one runs with its Jinja chat
 templates on, which tool calling needs), vLLM, Ollama's ``/v1``, hosted providers. Each model call
-offers the condition's tools; each tool call is answered by the :class:`ToolBox` (arguments checked,
-result guarded against the cutoff and capped). After ``max_steps`` model calls that still ask for
-tools, one last call without tools asks for the final answer. Every step is kept for the trace.
+offers the condition's tools and goes through the one model-call path
+(:class:`~auditpacks.runner.models.model.Model`: response cache, retries, redaction, token counts), so
+a repeated or resumed run replays every step it has seen from the cache without a request. Each tool
+call is answered by the tool box (arguments checked, result guarded against the cutoff and capped).
+After ``max_steps`` model calls that still ask for tools, one last call without tools asks for the
+final answer (``final_nudge``). Every step is kept for the trace.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-FINAL_NUDGE = ("The tool budget is spent. Reply now with only the final JSON object: citation_case_ids, "
-               "citation_provision_keys and citation_resolution_symbols.")
+from auditpacks.runner.models.cache import ResponseCache
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.models.reply import Request
+from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
+
+FINAL_NUDGE = "The tool budget is spent. Reply now with only your final answer."
 
 
 @dataclass
@@ -29,23 +39,27 @@ class LoopResult:
     capped: bool = False
 
 
+def endpoint_model(base_url: str, model: str, *, api_key: str | None = None, cache: Path | None = None,
+                   retries: int = 2, timeout: float = 120.0) -> Model:
+    """A :class:`Model` for one OpenAI-compatible endpoint, with the response cache in ``cache`` (if given)."""
+    # no key: "-", too short to be taken for a secret and blanked out of error text
+    api = OpenAIChatAPI(model=model, base_url=base_url, api_key=api_key or "-", timeout=timeout)
+    return Model(api, policy=RetryPolicy(max_retries=retries, timeout=timeout),
+                 cache=ResponseCache(cache) if cache is not None else None)
+
+
 class ToolLoop:
-    """One model on one OpenAI-compatible endpoint, driving a tool box until it answers."""
+    """One :class:`Model` driving a tool box until it answers; ``close()`` when done."""
 
-    def __init__(self, base_url: str, model: str, *, api_key: str | None = None, max_steps: int = 8,
-                 max_tokens: int | None = None, temperature: float = 0.0, timeout: float = 120.0) -> None:
-        from openai import OpenAI
-
-        self.client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=2)
-        self.model, self.max_steps, self.max_tokens, self.temperature = model, max_steps, max_tokens, temperature
+    def __init__(self, model: Model, *, max_steps: int = 8, max_tokens: int | None = None,
+                 temperature: float = 0.0, final_nudge: str = FINAL_NUDGE) -> None:
+        self.model, self.max_steps, self.final_nudge = model, max_steps, final_nudge
+        self.params: dict[str, Any] = {"temperature": temperature, **({"max_tokens": max_tokens} if max_tokens else {})}
+        self._loop = asyncio.new_event_loop()
 
     def _complete(self, messages: list[dict], tools: list[dict] | None):
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
-        if tools:
-            kwargs["tools"] = tools
-        if self.max_tokens:
-            kwargs["max_tokens"] = self.max_tokens
-        return self.client.chat.completions.create(**kwargs)
+        params = {**self.params, "tools": tools} if tools else self.params
+        return self._loop.run_until_complete(self.model.generate(Request([dict(m) for m in messages], params)))
 
     def run(self, messages: list[dict], toolbox) -> LoopResult:
         """Drive the conversation in ``messages`` (system and user) to a final reply."""
@@ -55,33 +69,33 @@ class ToolLoop:
         for call_number in range(self.max_steps + 1):
             last = call_number == self.max_steps
             if last and specs:
-                messages.append({"role": "user", "content": FINAL_NUDGE})
+                messages.append({"role": "user", "content": self.final_nudge})
                 out.capped = True
-            response = self._complete(messages, None if last else specs)
-            choice = response.choices[0]
-            usage = response.usage
-            tokens = {"input": getattr(usage, "prompt_tokens", 0) or 0,
-                      "output": getattr(usage, "completion_tokens", 0) or 0}
+            reply = self._complete(messages, None if last else specs)
+            tokens = {"input": reply.input_tokens or 0, "output": reply.output_tokens or 0}
             out.input_tokens += tokens["input"]
             out.output_tokens += tokens["output"]
-            calls = list(choice.message.tool_calls or []) if not last else []
-            out.steps.append({"kind": "model", "call": call_number + 1, "tokens": tokens,
-                              "finish_reason": choice.finish_reason, "tool_calls": len(calls),
-                              "text": choice.message.content or ""})
+            calls = list(reply.tool_calls or []) if not last and specs else []
+            out.steps.append({"kind": "model", "call": call_number + 1, "tokens": tokens, "cached": reply.cached,
+                              "finish_reason": reply.finish_reason, "tool_calls": len(calls), "text": reply.content})
             if not calls:
-                out.text, out.finish_reason = choice.message.content or "", choice.finish_reason
+                out.text, out.finish_reason = reply.content, reply.finish_reason
                 return out
-            messages.append({"role": "assistant", "content": choice.message.content or "",
-                             "tool_calls": [{"id": c.id, "type": "function", "function": {
-                                 "name": c.function.name, "arguments": c.function.arguments or ""}} for c in calls]})
+            messages.append({"role": "assistant", "content": reply.content, "tool_calls": [
+                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in calls]})
             for call in calls:
-                result = toolbox.call(call.function.name, call.function.arguments or "")
+                result = toolbox.call(call["name"], call["arguments"])
                 out.steps.append({"kind": "tool", "call": call_number + 1, "tool": result.name,
                                   "arguments": _jsonable(result.arguments), "result": result.content,
                                   "ok": result.ok, "error": result.error, "leak": result.leak,
                                   "source_dates": result.source_dates, "truncated": result.truncated})
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result.content})
         return out
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self.model.aclose())
+        self._loop.close()
 
 
 def _jsonable(value: Any) -> Any:

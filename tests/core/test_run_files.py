@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import is_error, journal_name, record_for, record_name, results_name, stem_of
+from auditpacks.core.run_files import (is_error, journal_name, record_for, record_name, results_name, stem_of,
+                                       tool_run_names)
 
 
 def test_names():
@@ -38,3 +39,8 @@ def test_stem_keeps_dots_inside_model_names():
 ])
 def test_is_error(result, expected):
     assert is_error(result) is expected
+
+
+def test_a_tool_runs_files_share_the_stem():
+    assert tool_run_names("m") == ("m.traces.jsonl", "m.tools.json", "m.tools-journal.jsonl")
+    assert {stem_of(f"out/{name}") for name in tool_run_names("a.b")} == {"a.b"}

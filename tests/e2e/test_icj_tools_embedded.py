@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from auditpacks.core.run_files import TRACES_SUFFIX, stem_of, tool_run_names
 from auditpacks.runner.cli.main import main
 from tests.support.icj_graph import GRAPH, TARGETS
 
@@ -17,14 +18,14 @@ def test_each_condition_runs_on_the_embedded_model(embedded_model, tmp_path, con
     pack = tmp_path / "icj.json"
     assert main(["build", "icj", "--source", str(FIXTURE), "--out", str(pack)]) == 0
     out = tmp_path / "out"
-    code = main(["icj-tools", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
+    code = main(["tools", "icj", "run", "--graph", str(GRAPH), "--pack", str(pack), "--condition", condition,
                  "--base-url", embedded_model.base_url, "--target", embedded_model.model, "--limit", "1",
                  "--max-steps", "1", "--max-tokens", "16", "--out", str(out), "--cache", str(tmp_path / "cache")])
     assert code == 0
-    stem = next(out.glob("*.traces.jsonl")).name[: -len(".traces.jsonl")]
+    stem = stem_of(next(out.glob(f"*{TRACES_SUFFIX}")))
     results = json.loads((out / f"{stem}.json").read_text())["results"]
     assert len(results) == 1 and results[0]["judgment"]["condition"] == condition
-    trace = json.loads((out / f"{stem}.traces.jsonl").read_text())
+    trace = json.loads((out / tool_run_names(stem)[0]).read_text())
     assert trace["steps"][0]["kind"] == "model" and trace["input_tokens"] > 0
     assert all(not step.get("leak") for step in trace["steps"])
     assert main(["export", "icj", str(out / f"{stem}.json"), "--model-id", "smollm2",

@@ -20,3 +20,18 @@ def snapshots(tmp_path_factory, *cutoffs: str):
     graph = read_graph(GRAPH)
     cache = tmp_path_factory.mktemp("snapshots")
     return {c: snapshot_for(graph, c, cache) for c in cutoffs}
+
+
+def with_word_vectors(root, encode):
+    """A copy of the fixture graph in ``root`` whose passage vectors are ``encode(text)`` (nearest passage known)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shutil.copytree(GRAPH, root)
+    for path in sorted((root / "data" / "passages").glob("*.parquet")):
+        table = pq.read_table(path)
+        vectors = pa.array([encode(t) for t in table["text"].to_pylist()], pa.list_(pa.float32()))
+        pq.write_table(table.set_column(table.column_names.index("embedding"), "embedding", vectors), path)
+    return root

@@ -5,7 +5,8 @@
 
 ``script`` gets each ``/v1/chat/completions`` request body and its 0-based number and returns the
 assistant message: ``{"content": "..."}`` or ``{"tool_calls": [("name", "arguments text"), ...]}``.
-Every request is kept (``requests``) so a test can check exactly what the model was shown.
+Every request is kept (``requests``) so a test can check exactly what the model was shown. With
+``embed(text) -> vector`` it also answers ``/v1/embeddings`` (the texts in ``embedded``).
 """
 
 from __future__ import annotations
@@ -32,14 +33,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if self.path.endswith("/embeddings"):
+            with self.server.lock:
+                self.server.embedded.append(body["input"][0])
+            vector = self.server.embed(body["input"][0])
+            return self._send({"object": "list", "model": body.get("model"), "usage": {"prompt_tokens": 1,
+                               "total_tokens": 1}, "data": [{"object": "embedding", "index": 0, "embedding": vector}]})
         with self.server.lock:
             n = len(self.server.requests)
             self.server.requests.append(body)
         message, finish = _message(self.server.script(body, n), n)
-        payload = json.dumps({"id": f"chat-{n}", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                              "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                              "usage": {"prompt_tokens": 100 + n, "completion_tokens": 10 + n,
-                                        "total_tokens": 110 + 2 * n}}).encode()
+        self._send({"id": f"chat-{n}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": {"prompt_tokens": 100 + n, "completion_tokens": 10 + n, "total_tokens": 110 + 2 * n}})
+
+    def _send(self, data: dict) -> None:
+        payload = json.dumps(data).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -48,9 +57,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class ScriptedToolServer:
-    def __init__(self, script: Callable[[dict, int], dict]) -> None:
+    def __init__(self, script: Callable[[dict, int], dict], embed: Callable[[str], list] | None = None) -> None:
         self.requests: list[dict] = []
-        self._server = LoopbackServer(_Handler, script=script, requests=self.requests, lock=threading.Lock())
+        self.embedded: list[str] = []   # the texts sent to /embeddings (answered by ``embed``)
+        self._server = LoopbackServer(_Handler, script=script, requests=self.requests, lock=threading.Lock(),
+                                      embed=embed, embedded=self.embedded)
 
     @property
     def base_url(self) -> str:

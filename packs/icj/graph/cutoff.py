@@ -21,6 +21,7 @@ document dates, citations per provision and per resolution.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import pyarrow as pa
@@ -103,7 +104,7 @@ def cut(graph: Graph, cutoff: str) -> Graph:
               "resolution_passages": res_passages, "document_case_links": cites,
               "document_provision_links": doc_prov, "document_resolution_links": doc_res,
               "resolution_links": res_res, "judges": judges, "judge_links": seated}
-    return Graph(tables, graph.source_hash, graph.manifest, graph.found)
+    return dataclasses.replace(graph, tables=tables)
 
 
 def _counts_for(keys, cited) -> list[int]:

@@ -21,6 +21,7 @@ from auditpacks.core.errors import FormatError
 from auditpacks.core.io import iter_jsonl
 from auditpacks.packs.icj.graph.detect import Found, assign, list_tables
 from auditpacks.packs.icj.graph.schema import Mapping, iso_date, load_mapping
+from auditpacks.packs.icj.graph.vectors import find_sources
 from auditpacks.packs.icj.targets import normalise_case_id
 
 NEEDED = ("cases", "documents")
@@ -36,6 +37,8 @@ class Graph:
     source_hash: str = ""
     manifest: dict[str, Any] = field(default_factory=dict)
     found: dict[str, str] = field(default_factory=dict)
+    #: passage kind → where the copy's passage vectors are (empty: the copy has none); see ``vectors.py``
+    vector_sources: dict[str, Any] = field(default_factory=dict)
 
     def rows(self, role: str) -> list[dict[str, Any]]:
         return self.tables[role].to_pylist()
@@ -129,4 +132,4 @@ def read_graph(root: Path, mapping_file: Path | None = None) -> Graph:
         except json.JSONDecodeError:
             raise FormatError(f"{manifest_path}: not valid JSON") from None
     return Graph(tables, _hash(found, mapping_file), manifest if isinstance(manifest, dict) else {},
-                 {role: item.table.name for role, item in found.items()})
+                 {role: item.table.name for role, item in found.items()}, find_sources(found))

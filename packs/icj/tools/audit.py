@@ -20,8 +20,10 @@ from auditpacks.packs.icj.graph.graphdb import NODES, RELS
 from auditpacks.packs.icj.graph.reader import Graph
 from auditpacks.packs.icj.graph.snapshot import snapshot_for
 from auditpacks.packs.icj.tools.canaries import MARK, WORDS, case_ids, plant
-from auditpacks.packs.icj.tools.catalogue import Tool
+from auditpacks.packs.icj.graph.vectors import hashing_encoder, vectors_for
+from auditpacks.packs.icj.tools.catalogue import SEMANTIC, Tool
 from auditpacks.packs.icj.tools.guard import Guard
+from auditpacks.packs.icj.tools.semantic import Semantic
 from auditpacks.packs.icj.tools.toolbox import ToolBox
 
 DATED = {"Document": "date", "Resolution": "date", "Instrument": "date", "Judge": "term_start"}
@@ -106,6 +108,14 @@ def _generated(name, generated, fire, examples, given, settings, health) -> None
     calls()
 
 
+def _semantic(graph: Graph, snapshot, tools: list[Tool]) -> Semantic | None:
+    """Vector search with a stand-in encoder (any query vector ranks only what is in the matrix); None: no vectors."""
+    if not any(t.does == SEMANTIC for t in tools):
+        return None
+    index = vectors_for(graph, snapshot)
+    return Semantic(index, hashing_encoder(index.dimensions)) if index is not None and index.dimensions else None
+
+
 def audit_cutoff(graph: Graph, cutoff: str, tools: list[Tool], cache: Path, examples: int,
                  report: AuditReport) -> None:
     """Fire fixed probes and ``examples`` generated calls per tool at the snapshot for ``cutoff``."""
@@ -113,33 +123,37 @@ def audit_cutoff(graph: Graph, cutoff: str, tools: list[Tool], cache: Path, exam
     from hypothesis import strategies as st
 
     snapshot = snapshot_for(graph, cutoff, cache)
-    box = ToolBox(snapshot, tools)
+    semantic = _semantic(graph, snapshot, tools)
+    tools = [t for t in tools if t.does != SEMANTIC or semantic is not None]
+    boxes = [ToolBox(snapshot, [tool], semantic) for tool in tools]  # one each: two tools may share a name
     probes = sorted(snapshot.guard.withheld) + case_ids(0) + [r["case_id"] for r in snapshot.rows("cases")]
 
-    def fire(name: str, arguments: dict) -> None:
+    def fire(index: int, arguments: dict) -> None:
         report.calls += 1
+        tool = tools[index]
         try:
-            result = box.raw(name, arguments)
+            result = boxes[index].raw(tool.name, arguments)
         except Exception:  # noqa: BLE001 - a refused or failing call returns only its own error, no data
             return
         for finding in _findings(result, cutoff):
+            name = tool.name if tool.does == tool.name else f"{tool.name} ({tool.does})"
             leak = {"cutoff": cutoff, "tool": name, "arguments": arguments, "finding": finding}
             report.leaks.append(leak)
             raise _Leak(json.dumps(leak))
         report.withheld_clean += any(True for _ in snapshot.guard.violations(result))
 
     strings = _strings(st, probes)
-    for tool in tools:
+    for index, tool in enumerate(tools):
         for arguments in _probe_arguments(tool, probes) if tool.does != "run_cypher" else []:
             try:
-                fire(tool.name, arguments)
+                fire(index, arguments)
             except _Leak:
                 pass
         generated = (st.builds(lambda q: {"query": q}, _cypher_queries(st, cutoff)) if tool.does == "run_cypher"
                      else _arguments(st, tool, strings))
 
         try:
-            _generated(tool.name, generated, fire, examples, given, settings, HealthCheck)
+            _generated(index, generated, fire, examples, given, settings, HealthCheck)
         except _Leak:
             pass
 

@@ -10,6 +10,7 @@ come back from a tool of the snapshot for D.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from datetime import date, timedelta
 
@@ -75,4 +76,4 @@ def plant(graph: Graph, cutoffs: list[str]) -> Graph:
                                      schema=table.schema)
         tables[role] = pa.concat_tables([table, extra])
     planted = hashlib.sha256(f"{MARK}:{graph.source_hash}:{','.join(cutoffs)}".encode()).hexdigest()
-    return Graph(tables, planted, graph.manifest, graph.found)
+    return dataclasses.replace(graph, tables=tables, source_hash=planted)

@@ -1,7 +1,8 @@
 """Tool names, descriptions and JSON schemas, and the conditions that expose them.
 
-The default conditions are the card's three settings. Cypher + Semantic is named **Cypher +
-Lexical** here because its passage search is BM25 over the cut corpus, not embedding search. A
+The default conditions are the card's three settings, its Cypher + Semantic in two forms: **Cypher +
+Lexical** (passage search is BM25 over the cut corpus; always available) and **Cypher + Semantic**
+(vector search over the copy's passage vectors, which needs them and a query encoder). A
 benchmark copy's ``protocol/conditions.json`` replaces the defaults: its condition names are kept,
 and its tools must be ones implemented here (its JSON schemas are used when it gives them).
 """
@@ -42,6 +43,8 @@ TOOLS: dict[str, tuple[str, dict, Callable]] = {
     "search_passages": ("Lexical (BM25) search over passages of decisions, pleadings and UN resolutions.",
                         _schema(QUERY, {"limit": _limit(cypher.SEARCH_CAP)}),
                         lambda s, **a: cypher.search_passages(s, **a)),
+    "semantic_search": ("Search passages of decisions, pleadings and UN resolutions by meaning (embeddings).",
+                        _schema(QUERY, {"limit": _limit(cypher.SEARCH_CAP)}), None),
     "find_case": ("Find cases by words of their name or by case id.", _schema(QUERY, {"limit": _limit(LIST_CAP)}),
                   None),
     "get_case": ("A case and its documents.", _schema({"case_id": _str("three-digit case id, e.g. 070")}), None),
@@ -65,11 +68,16 @@ TOOLS: dict[str, tuple[str, dict, Callable]] = {
     "get_judge": ("A judge and the documents the judge sat on.", _schema({"judge_id": _str("judge id")}), None),
 }
 CYPHER_TOOLS = ["get_schema", "run_cypher", "search_passages"]
-DESIGNED_TOOLS = [n for n in TOOLS if n not in CYPHER_TOOLS]
-DEFAULT_CONDITIONS = {"Parametric": [], "Cypher + Lexical": CYPHER_TOOLS, "Designed Tools Only": DESIGNED_TOOLS}
+DESIGNED_TOOLS = [n for n in TOOLS if n not in CYPHER_TOOLS and n != "semantic_search"]
+DEFAULT_CONDITIONS = {"Parametric": [], "Cypher + Lexical": CYPHER_TOOLS, "Designed Tools Only": DESIGNED_TOOLS,
+                      "Cypher + Semantic": CYPHER_TOOLS}
+#: tools answered otherwise in a default condition: the model still sees ``search_passages``
+DEFAULT_ALIASES = {"Cypher + Semantic": {"search_passages": "semantic_search"}}
 #: what each default condition's search is, for the run record
 SEARCH_KIND = {"Parametric": None, "Cypher + Lexical": "bm25 (lexical), cut corpus", "Designed Tools Only":
-               "bm25 (lexical), cut corpus"}
+               "bm25 (lexical), cut corpus", "Cypher + Semantic": "vector (cosine), cut corpus"}
+#: the tool that needs passage vectors and a query encoder
+SEMANTIC = "semantic_search"
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,12 @@ class Tool:
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": self.parameters}}
 
-    def function(self, snapshot) -> Callable[..., Any]:
+    def function(self, snapshot, semantic=None) -> Callable[..., Any]:
+        """The callable answering this tool on ``snapshot`` (``semantic``: the vector search, when there is one)."""
+        if self.does == SEMANTIC:
+            if semantic is None:
+                raise FormatError("semantic search needs passage vectors in the graph copy and a query encoder")
+            return semantic.search
         call = TOOLS[self.does][2]
         if call is not None:
             return lambda **args: call(snapshot, **args)
@@ -98,7 +111,7 @@ class Tool:
 
 def _parameters_of(name: str) -> set[str]:
     call = TOOLS[name][2]
-    if call is None:
+    if call is None and hasattr(Lookups, name):
         return set(inspect.signature(getattr(Lookups, name)).parameters) - {"self"}
     return set(TOOLS[name][1]["properties"])
 
@@ -138,7 +151,8 @@ def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = No
     ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name."""
     path = Path(protocol) / "conditions.json" if protocol else None
     if path is None or not path.is_file():
-        return {c: [_tool(n, "defaults") for n in names] for c, names in DEFAULT_CONDITIONS.items()}
+        return {c: [_tool(n, "defaults", DEFAULT_ALIASES.get(c)) for n in names]
+                for c, names in DEFAULT_CONDITIONS.items()}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:

@@ -53,10 +53,19 @@ def _arguments(arguments: Any) -> tuple[dict | None, str | None]:
 class ToolBox:
     """One condition's tools bound to one snapshot."""
 
-    def __init__(self, snapshot, tools: list[Tool]) -> None:
-        self.snapshot = snapshot
+    def __init__(self, snapshot, tools: list[Tool], semantic=None) -> None:
+        self.snapshot, self.semantic = snapshot, semantic
         self.tools = {tool.name: tool for tool in tools}
         self._functions: dict[str, Any] = {}
+
+    @property
+    def cutoff(self) -> str:
+        return self.snapshot.cutoff
+
+    @property
+    def snapshot_id(self) -> str:
+        """The snapshot's folder name: its cutoff and the graph copy's source hash."""
+        return self.snapshot.folder.name
 
     def specs(self) -> list[dict]:
         """The tools in the OpenAI ``tools`` format."""
@@ -69,7 +78,7 @@ class ToolBox:
     def raw(self, name: str, arguments: dict) -> Any:
         """The tool's result before the guard (for the leak audit)."""
         if name not in self._functions:
-            self._functions[name] = self.tools[name].function(self.snapshot)
+            self._functions[name] = self.tools[name].function(self.snapshot, self.semantic)
         return self._functions[name](**arguments)
 
     def call(self, name: Any, arguments: Any) -> ToolResult:

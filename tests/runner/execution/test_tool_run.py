@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from auditpacks.core.condition import Condition, ToolSetup
 from auditpacks.core.errors import UserError
+from auditpacks.core.run_files import tool_run_names
 from auditpacks.runner.execution.tool_run import run_with_tools
-from auditpacks.runner.targets.tool_loop import ToolLoop
+from auditpacks.runner.targets.tool_loop import ToolLoop, endpoint_model
 from tests.support.tool_server import ScriptedToolServer
 
 SCENARIOS = [{"name": f"s{i}", "description": "d", "test_prompt": f"prompt {i}", "expected_behavior": ["x"]}
@@ -20,9 +22,12 @@ def _grade(scenario, reply):
 
 
 def _run(server, out, toolbox_for, condition="c", fresh=False):
-    loop = ToolLoop(server.base_url, "scripted", max_steps=2)
-    return run_with_tools(SCENARIOS, loop, toolbox_for=toolbox_for, grade=_grade, out=out, stem="scripted",
-                          condition=condition, system="sys", info={"search": None}, fresh=fresh)
+    loop = ToolLoop(endpoint_model(server.base_url, "scripted"), max_steps=2)
+    setup = ToolSetup(Condition(condition), toolbox_for, _grade, judge="choice", system="sys", info={"search": None})
+    try:
+        return run_with_tools(SCENARIOS, loop, setup, out=out, stem="scripted", fresh=fresh)[0]
+    finally:
+        loop.close()
 
 
 def test_an_interrupted_run_resumes_its_finished_scenarios(tmp_path):
@@ -46,8 +51,8 @@ def test_an_interrupted_run_resumes_its_finished_scenarios(tmp_path):
     results = json.loads((tmp_path / "scripted.json").read_text())["results"]
     assert [r["severity"] for r in results] == ["pass"] * 4
     assert [r["judgment"]["condition"] for r in results] == ["c"] * 4
-    assert json.loads((tmp_path / "scripted.tools.json").read_text())["counts"]["scenarios"] == 4
-    assert len((tmp_path / "scripted.traces.jsonl").read_text().splitlines()) == 4
+    assert json.loads((tmp_path / tool_run_names("scripted")[1]).read_text())["counts"]["scenarios"] == 4
+    assert len((tmp_path / tool_run_names("scripted")[0]).read_text().splitlines()) == 4
 
 
 def test_a_journal_of_another_condition_is_refused(tmp_path):

@@ -22,3 +22,10 @@ def test_the_cached_record_round_trips_and_keeps_only_its_fields():
 def test_the_facts_a_grader_reads_leave_out_what_is_unknown():
     assert Reply("a", reasoning="r", finish_reason="length").facts() == {"finish_reason": "length", "reasoning": "r"}
     assert Reply("a").facts() == {}
+
+
+def test_tool_calls_are_cached_only_when_the_model_asked_for_tools():
+    calls = [{"id": "call_0_0", "name": "lookup", "arguments": '{"q": "Corfu"}'}]
+    reply = Reply("", input_tokens=3, output_tokens=1, finish_reason="tool_calls", tool_calls=calls)
+    assert reply.record()["tool_calls"] == calls and Reply.from_record(reply.record()) == reply
+    assert "tool_calls" not in Reply("a").record()  # a plain reply's cache entry keeps its five fields

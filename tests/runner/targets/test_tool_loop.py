@@ -8,7 +8,7 @@ import pytest
 
 from auditpacks.packs.icj.tools.catalogue import conditions
 from auditpacks.packs.icj.tools.toolbox import ToolBox
-from auditpacks.runner.targets.tool_loop import FINAL_NUDGE, ToolLoop
+from auditpacks.runner.targets.tool_loop import FINAL_NUDGE, ToolLoop, endpoint_model
 from tests.support.icj_graph import NICARAGUA_MERITS, snapshots
 from tests.support.tool_server import ScriptedToolServer
 
@@ -27,7 +27,7 @@ def test_tool_calls_are_answered_and_every_step_kept(box):
               {"tool_calls": [("get_case", "{not json"), ("teleport", "{}"), ("get_case", '{"case_id": "1"}')]},
               {"content": ANSWER}]
     with ScriptedToolServer(lambda body, n: script[n]) as server:
-        done = ToolLoop(server.base_url, "scripted", max_steps=5).run(MESSAGES, box)
+        done = ToolLoop(endpoint_model(server.base_url, "scripted"), max_steps=5).run(MESSAGES, box)
         requests = server.requests
     assert done.text == ANSWER and done.finish_reason == "stop" and not done.capped
     assert len(requests) == 3 and len(requests[0]["tools"]) == 12
@@ -48,7 +48,7 @@ def test_the_step_cap_ends_with_one_call_without_tools(box):
         return {"content": ANSWER} if "tools" not in body else {"tool_calls": [("find_judge", '{"query": "x"}')]}
 
     with ScriptedToolServer(script) as server:
-        done = ToolLoop(server.base_url, "scripted", max_steps=2).run(MESSAGES, box)
+        done = ToolLoop(endpoint_model(server.base_url, "scripted"), max_steps=2).run(MESSAGES, box)
         requests = server.requests
     assert len(requests) == 3 and "tools" in requests[1] and "tools" not in requests[2]
     assert requests[2]["messages"][-1] == {"role": "user", "content": FINAL_NUDGE}
@@ -58,5 +58,5 @@ def test_the_step_cap_ends_with_one_call_without_tools(box):
 
 def test_without_tools_the_first_reply_is_final():
     with ScriptedToolServer(lambda body, n: {"content": "tools" in body and "x" or ANSWER}) as server:
-        done = ToolLoop(server.base_url, "scripted", max_steps=3).run(MESSAGES, None)
+        done = ToolLoop(endpoint_model(server.base_url, "scripted"), max_steps=3).run(MESSAGES, None)
     assert done.text == ANSWER and len(done.steps) == 1

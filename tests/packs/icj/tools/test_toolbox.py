@@ -19,9 +19,11 @@ def snap(tmp_path_factory):
     return snapshots(tmp_path_factory, "1986-06-27")["1986-06-27"]
 
 
-def test_default_conditions_say_the_search_is_lexical():
-    assert list(DEFAULT_CONDITIONS) == ["Parametric", "Cypher + Lexical", "Designed Tools Only"]
+def test_default_conditions_say_what_their_search_is():
+    assert list(DEFAULT_CONDITIONS) == ["Parametric", "Cypher + Lexical", "Designed Tools Only", "Cypher + Semantic"]
     assert len(DEFAULT_CONDITIONS["Designed Tools Only"]) == 12
+    semantic = {t.name: t.does for t in conditions()["Cypher + Semantic"]}
+    assert semantic == {"get_schema": "get_schema", "run_cypher": "run_cypher", "search_passages": "semantic_search"}
 
 
 def test_conditions_json_names_the_conditions_and_tools(tmp_path):

@@ -1,4 +1,5 @@
-"""``auditpacks icj-tools``: describe, snapshot and leak-audit on the fixture graph, and their exit codes."""
+"""The ICJ graph's tool commands (``auditpacks tools icj describe|snapshot|leak-audit``) on the fixture graph, and
+their exit codes."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ PROTOCOL = str(TARGETS.parent.parent / "protocol")
 
 
 def test_describe_prints_the_found_tables_and_counts(capsys):
-    assert main(["icj-tools", "describe", "--graph", str(GRAPH)]) == 0
+    assert main(["tools", "icj", "describe", "--graph", str(GRAPH)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["tables"]["judge_links"] == "bench" and out["rows"]["passages"] == 63
     assert out["manifest_counts"]["passages"] == 63
 
 
 def test_snapshot_builds_one_folder_per_target_date(tmp_path, capsys):
-    assert main(["icj-tools", "snapshot", "--graph", str(GRAPH), "--targets", str(TARGETS),
+    assert main(["tools", "icj", "snapshot", "--graph", str(GRAPH), "--targets", str(TARGETS),
                  "--cache", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line[:10] for line in lines] == ["1948-05-28", "1949-12-15", "1986-06-27", "2004-07-09", "2025-07-23"]
@@ -27,7 +28,7 @@ def test_snapshot_builds_one_folder_per_target_date(tmp_path, capsys):
 
 
 def test_leak_audit_passes_and_fails_with_exit_codes(tmp_path, capsys, monkeypatch):
-    args = ["icj-tools", "leak-audit", "--graph", str(GRAPH), "--cutoff", "1986-06-27", "--protocol", PROTOCOL,
+    args = ["tools", "icj", "leak-audit", "--graph", str(GRAPH), "--cutoff", "1986-06-27", "--protocol", PROTOCOL,
             "--examples", "4", "--json"]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["passed"] is True
@@ -38,11 +39,11 @@ def test_leak_audit_passes_and_fails_with_exit_codes(tmp_path, capsys, monkeypat
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
-    assert main(["icj-tools", "snapshot", "--graph", str(GRAPH), "--cutoff", "1986-13-01"]) == 2
+    assert main(["tools", "icj", "snapshot", "--graph", str(GRAPH), "--cutoff", "1986-13-01"]) == 2
     assert capsys.readouterr().err.strip() == "auditpacks: error: cutoff '1986-13-01' is not a date (YYYY-MM-DD)"
-    assert main(["icj-tools", "describe", "--graph", str(tmp_path)]) == 2
+    assert main(["tools", "icj", "describe", "--graph", str(tmp_path)]) == 2
     assert "no table found for cases, documents" in capsys.readouterr().err
-    assert main(["icj-tools", "snapshot", "--graph", str(GRAPH)]) == 2
+    assert main(["tools", "icj", "snapshot", "--graph", str(GRAPH)]) == 2
     assert "no cutoff" in capsys.readouterr().err
 
 
@@ -58,6 +59,6 @@ def test_other_commands_never_import_the_tool_libraries():
 
 
 def test_a_malformed_tool_alias_is_one_line(capsys):
-    assert main(["icj-tools", "leak-audit", "--graph", str(GRAPH), "--cutoff", "1986-06-27",
+    assert main(["tools", "icj", "leak-audit", "--graph", str(GRAPH), "--cutoff", "1986-06-27",
                  "--tool-alias", "lookup=teleport"]) == 2
     assert "--tool-alias 'lookup=teleport': expected NAME=TOOL" in capsys.readouterr().err

@@ -1,11 +1,5 @@
-"""``auditpacks icj-tools``: the ICJ Citation Graph behind the tool conditions (describe, snapshot, leak-audit).
-
-    auditpacks icj-tools describe   --graph DIR [--mapping FILE]
-    auditpacks icj-tools snapshot   --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--cache DIR]
-    auditpacks icj-tools leak-audit --graph DIR (--cutoff DATE ... | --targets test.jsonl) [--protocol DIR]
-                                    [--examples N] [--json]
-    auditpacks icj-tools run        --graph DIR --pack PACK.json --condition NAME (--base-url URL --target M |
-                                    --embedded) --out DIR [--protocol DIR] [--max-steps N] [--limit N]
+"""The ICJ Citation Graph's tool commands: ``describe``, ``snapshot`` and ``leak-audit``, and the flags every
+tool command takes (the graph copy, its mapping, the snapshot cache, the protocol's conditions).
 
 ``leak-audit`` exits 1 when any tool returned a canary or something dated on or after a cutoff.
 See docs/icj-tools.md.
@@ -19,7 +13,11 @@ import os
 from pathlib import Path
 
 from auditpacks.core.errors import UserError
-from auditpacks.runner.cli.icj_run import add_run_arguments, run
+
+#: The commands besides ``run``: name → what it does.
+ACTIONS = {"describe": "which table of the graph copy is which, with row counts",
+           "snapshot": "build the per-cutoff snapshots (cached)",
+           "leak-audit": "plant canaries after each cutoff and fire generated calls at every tool"}
 
 
 def default_cache() -> Path:
@@ -27,30 +25,25 @@ def default_cache() -> Path:
     return Path(base) / "auditpacks" / "icj-snapshots"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="action", required=True)
-    for name, help_text in (("describe", "which table of the copy is which, with row counts"),
-                            ("snapshot", "build the per-cutoff snapshots (cached)"),
-                            ("leak-audit", "plant canaries after each cutoff and fire generated calls at every tool"),
-                            ("run", "run an ICJ pack under a tool condition")):
-        action = sub.add_parser(name, help=help_text)
-        action.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
-        action.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
-        if name == "describe":
-            continue
-        action.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
-                            "the leak audit's default is a temporary folder)")
-        if name == "run":
-            add_run_arguments(action)
-            continue
-        action.add_argument("--cutoff", action="append", default=[], metavar="YYYY-MM-DD")
-        action.add_argument("--targets", type=Path, help="the benchmark's data/test.jsonl: one cutoff per target date")
-        if name == "leak-audit":
-            action.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
-            action.add_argument("--tool-alias", action="append", default=[], metavar="NAME=TOOL",
-                                help="answer the copy's tool NAME with TOOL (repeatable)")
-            action.add_argument("--examples", type=int, default=25, help="generated calls per tool and cutoff")
-            action.add_argument("--json", action="store_true", help="print the report as JSON")
+def add_arguments(parser: argparse.ArgumentParser, action: str) -> None:
+    """The flags of ``action`` (``run`` or one of :data:`ACTIONS`)."""
+    parser.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
+    parser.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
+    if action == "describe":
+        return
+    parser.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
+                        "the leak audit's default is a temporary folder)")
+    if action in ("run", "leak-audit"):
+        parser.add_argument("--protocol", type=Path, help="the benchmark's protocol/ folder (conditions.json)")
+        parser.add_argument("--tool-alias", action="append", default=[], metavar="NAME=TOOL",
+                            help="answer the copy's tool NAME with TOOL (repeatable)")
+    if action == "run":
+        return
+    parser.add_argument("--cutoff", action="append", default=[], metavar="YYYY-MM-DD")
+    parser.add_argument("--targets", type=Path, help="the benchmark's data/test.jsonl: one cutoff per target date")
+    if action == "leak-audit":
+        parser.add_argument("--examples", type=int, default=25, help="generated calls per tool and cutoff")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _cutoffs(args) -> list[str]:
@@ -66,6 +59,7 @@ def _cutoffs(args) -> list[str]:
 
 
 def main(args) -> int:
+    """Run ``args.action`` (one of :data:`ACTIONS`); its exit code."""
     from auditpacks.packs.icj.graph.reader import read_graph
 
     graph = read_graph(args.graph, args.mapping)
@@ -75,9 +69,6 @@ def main(args) -> int:
         print(json.dumps({"tables": graph.found, "rows": counts, "manifest_counts": listed,
                           "source_hash": graph.source_hash}, indent=2, sort_keys=True))
         return 0
-    if args.action == "run":
-        args.cache = args.cache or default_cache()
-        return run(args, graph)
     cutoffs = _cutoffs(args)
     if args.action == "snapshot":
         from auditpacks.packs.icj.graph.snapshot import snapshot_for
@@ -87,11 +78,15 @@ def main(args) -> int:
             print(f"{cutoff}: {snapshot.folder} ({snapshot.info['counts']['documents']} documents, "
                   f"{snapshot.info['lexical']['passages']} passages)")
         return 0
+    return _leak_audit(args, graph, cutoffs)
+
+
+def _leak_audit(args, graph, cutoffs: list[str]) -> int:
     from auditpacks.packs.icj.tools.audit import leak_audit
     from auditpacks.packs.icj.tools.catalogue import conditions, parse_aliases
 
     chosen = conditions(args.protocol, parse_aliases(args.tool_alias))
-    tools = {tool.name: tool for group in chosen.values() for tool in group}
+    tools = {(tool.name, tool.does): tool for group in chosen.values() for tool in group}
     report = leak_audit(graph, cutoffs, list(tools.values()), examples=args.examples, cache=args.cache)
     summary = report.summary()
     if args.json:
