@@ -52,3 +52,23 @@ def test_closed_question_judges_are_one_benchmark(tmp_path, scenarios):
                                  write_run(tmp_path / "b", "b", pack, "choice", results)]))
     assert c["benchmark"] == "iustitia" and [f["figure"] for f in c["figures"]] == [
         "micro agreement", "macro agreement", "discordant tasks"]
+
+
+def _ungraded(result):
+    return {**result, "severity": "ungraded", "judgment": {**result["judgment"], "severity": "ungraded"}}
+
+
+def test_a_scenario_ungraded_in_either_run_leaves_both_sides_and_b_vs_a_mirrors_a_vs_b(tmp_path, scenarios):
+    pack, items = scenarios
+    right = [choice_result(s, s["decision"]["accepted"][0]) for s in items]
+    a_results = [_ungraded(right[0]), *right[1:]]
+    b_results = [right[0], _ungraded(right[1]), choice_result(items[2], wrong(items[2])), *right[3:]]
+    a = write_run(tmp_path / "a", "a", pack, "checklist", a_results)
+    b = write_run(tmp_path / "b", "b", pack, "checklist", b_results)
+    (ab,) = compare_runs(*load_runs([a, b]))["figures"]
+    (ba,) = compare_runs(*load_runs([b, a]))["figures"]
+    # paired on s2..s5 only: A right on 4 of 4, B on 3 of 4 (s0 and s1 ungraded on one side each)
+    assert (ab["a"], ab["b"]) == (1.0, 0.75) and (ba["a"], ba["b"]) == (0.75, 1.0)
+    assert ab["diff"] == pytest.approx(0.25) and ba["diff"] == pytest.approx(-0.25)
+    assert ba["ci"] == pytest.approx([-ab["ci"][1], -ab["ci"][0]])
+    assert ab["p"] == ba["p"] == pytest.approx(1.0)  # one discordant scenario: 2 · 0.5
