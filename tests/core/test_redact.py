@@ -59,3 +59,20 @@ def test_redact_data_walks_keys_and_values():
     r.register("sk-secret-9")
     data = {"sk-secret-9": ["x sk-secret-9", ("http://u:p@h",)], 3: {"n": 1.5, "b": None}}
     assert r.redact_data(data) == {K: [f"x {K}", [f"http://{C}@h"]], 3: {"n": 1.5, "b": None}}
+
+
+@pytest.mark.parametrize("order", [("sk-abc", "sk-abc789xyz"), ("sk-abc789xyz", "sk-abc")])
+def test_a_secret_containing_another_is_blanked_whole_in_either_registration_order(order):
+    r.register(*order)
+    text = "key sk-abc789xyz, then sk-abc alone, then sk-abc789xyz again"
+    out = r.redact(text)
+    assert out == f"key {K}, then {K} alone, then {K} again"
+    for piece in ("789", "xyz", "abc"):  # no fragment of the longer key survives
+        assert piece not in out
+    assert r.redact_data({"sk-abc789xyz": ["sk-abc789xyz"]}) == {K: [K]}
+
+
+def test_a_registered_key_inside_an_environment_secret_leaks_nothing_of_either(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc789xyz")
+    r.register("sk-abc")
+    assert r.redact("Authorization failed for sk-abc789xyz") == f"Authorization failed for {K}"

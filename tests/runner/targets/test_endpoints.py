@@ -6,7 +6,9 @@ import asyncio
 import time
 from collections import Counter
 
-from auditpacks.runner.models.retry import CallFailed
+import pytest
+
+from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_retries
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.endpoints import EndpointPool, rank
 from tests.support.fake_openai import FakeOpenAI
@@ -132,3 +134,46 @@ def test_one_base_url_given_as_a_string_is_one_endpoint():
     args.base_url = "http://a:8000/v1"  # as the Python API sets it
     config = config_from_args(args)
     assert (config.base_url, config.more_base_urls) == ("http://a:8000/v1", ())
+
+
+class Rejected(Exception):
+    """An SDK error carrying an HTTP status, as the OpenAI client raises it."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"Error code: {status} - request rejected")
+        self.status_code = status
+
+
+class Picky(Replica):
+    """A replica that rejects requests about one document with an HTTP status, through the real retry layer."""
+
+    def __init__(self, url: str, status: int, bad: str) -> None:
+        super().__init__(url)
+        self.status, self.bad = status, bad
+
+    async def send(self, *, documents=None, **kwargs):
+        async def attempt():
+            if documents == [self.bad]:
+                raise Rejected(self.status)
+            return await Replica.send(self)
+        return await call_with_retries(attempt, RetryPolicy(max_retries=2, backoff=0.0))
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 413, 422])
+def test_an_endpoint_rejecting_one_request_with_a_4xx_stays_in_the_pool(status):
+    documents = [f"judgment {i}" for i in range(40)]
+    probe = EndpointPool([(url, Replica(url)) for url in URLS[:2]])
+    homes = where(probe, documents)
+    bad = next(doc for doc in documents if homes[doc] == URLS[0])
+    replicas = [Picky(URLS[0], status, bad), Replica(URLS[1])]
+    pool = EndpointPool([(r.url, r) for r in replicas])
+
+    async def rejected():
+        return await pool.send(user="q", documents=[bad])
+    with pytest.raises(CallFailed, match=f"HTTP {status}") as failure:
+        asyncio.run(rejected())
+    assert not failure.value.retryable and failure.value.attempts == [f"HTTP {status}: request rejected"]
+    assert pool.endpoints[0].failed is None and pool.fatal is None and replicas[1].sent == 0  # not sent elsewhere
+    others = [doc for doc in documents if doc != bad]
+    assert where(pool, others) == {doc: homes[doc] for doc in others}  # the picky endpoint still takes its own
+    assert replicas[0].sent == sum(homes[doc] == URLS[0] for doc in others) > 0
