@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -35,6 +36,11 @@ from auditpacks.core.io import read_json
 LIMIT_BYTES = 50_000_000
 PARTS, DOCUMENTS, DOCUMENTS_REF = "parts", "documents", "documents_ref"
 RESULTS_LINES = (b'  "results": [', b'  "results": []')
+
+
+def viewer_command(folder: str | os.PathLike) -> str:
+    """The command that opens a results folder in SimpleAudit Studio's viewer (simpleaudit 0.4.x)."""
+    return f"uvx simpleaudit-studio --visualize-only --results_dir {shlex.quote(str(folder))}"
 
 
 class LayoutError(PackError, FormatError):

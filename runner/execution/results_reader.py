@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditpacks.core.results import Location, Result, raw_results
+from auditpacks.core.results import Location, Result, iter_results, raw_results
 from auditpacks.core.results_layout import DocumentStore, layout, restore
 from auditpacks.runner.execution.results_file import slim_result
 
@@ -63,3 +63,14 @@ def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
         if index.whole is not None:
             index.whole = [restore(data, index.store, path.name) for data in index.whole]
     return index, slim
+
+
+def load_audit_results(path: Path) -> Any:
+    """simpleaudit's ``AuditResults`` of a results file: ``AuditResults.load`` itself for one file, else every
+    part in order with its stored documents put back."""
+    from simpleaudit import AuditResult, AuditResults
+
+    found = layout(path)
+    if len(found.parts) == 1 and found.documents is None:
+        return AuditResults.load(str(path))
+    return AuditResults([AuditResult(**result.raw) for result in iter_results(path)])
