@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import read_json
-from auditpacks.core.results_layout import DocumentStore, layout, restore
+from auditpacks.core.results_layout import DocumentStore, LayoutError, layout, restore
 from auditpacks.core.run_files import is_error
 
 _OPEN, _EMPTY = b'  "results": [', b'  "results": []'
@@ -137,7 +137,11 @@ def raw_results(path: str | os.PathLike, *, documents: bool = True) -> Iterator[
     for part in found.parts:
         for i, (span, data) in enumerate(_raw_file(part)):
             where = Location(part, i, span)
-            yield where, restore(data, store, where.name) if store is not None else data
+            try:
+                data = restore(data, store, where.name) if documents else data
+            except LayoutError as exc:
+                raise ResultsError(str(exc)) from None
+            yield where, data
 
 
 def _raw_file(path: Path) -> Iterator[tuple[tuple[int, int] | None, dict[str, Any]]]:
