@@ -24,7 +24,8 @@ def part(path, results, **header):
 
 
 def test_documents_key_is_the_canonical_sha256_prefix():
-    assert documents_key(["a", {"text": "b", "relevant": True}]) == documents_key(["a", {"relevant": True, "text": "b"}])
+    key = documents_key(["a", {"text": "b", "relevant": True}])
+    assert key == documents_key(["a", {"relevant": True, "text": "b"}])
     assert len(documents_key(["a"])) == 16 and documents_key(["a"]) != documents_key(["b"])
 
 
@@ -50,7 +51,8 @@ def test_parts_are_read_in_order_and_documents_put_back(tmp_path):
     ({"documents": "m.documents.jsonl"}, {}, "m.documents.jsonl: documents file not found"),
     ({"documents": "m.documents.jsonl"}, {"m.documents.jsonl": '{"key": "other", "documents": []}\n'},
      "m.json result #0: field documents_ref 'abc' is not in m.documents.jsonl"),
-    ({"documents": "m.documents.jsonl"}, {"m.documents.jsonl": "not json\n"}, "m.documents.jsonl line 1: not valid JSON"),
+    ({"documents": "m.documents.jsonl"}, {"m.documents.jsonl": "not json\n"},
+     "m.documents.jsonl line 1: not valid JSON"),
     ({}, {}, "m.json result #0: field documents_ref given, but the file names no documents file"),
 ])
 def test_a_broken_split_file_is_one_line_naming_file_and_field(tmp_path, header, files, message):
@@ -63,5 +65,6 @@ def test_a_broken_split_file_is_one_line_naming_file_and_field(tmp_path, header,
 
 
 def test_the_viewer_command_is_studios_and_quotes_the_folder():
-    assert viewer_command("results/iustitia") == "uvx simpleaudit-studio --visualize-only --results_dir results/iustitia"
-    assert viewer_command("my results") == "uvx simpleaudit-studio --visualize-only --results_dir 'my results'"
+    studio = "uvx simpleaudit-studio --visualize-only --results_dir"
+    assert viewer_command("results/iustitia") == f"{studio} results/iustitia"
+    assert viewer_command("my results") == f"{studio} 'my results'"

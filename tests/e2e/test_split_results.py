@@ -55,8 +55,8 @@ def test_a_split_run_reads_as_the_one_file_everywhere(tmp_path, monkeypatch, cap
 
     assert main(["report", str(split), "--format", "md", "--out", str(tmp_path / "r.md")]) == 0
     assert main(["report", str(plain), "--format", "md", "--out", str(tmp_path / "p.md")]) == 0
-    report, other = ([line for line in (tmp_path / f).read_text("utf-8").splitlines() if not line.startswith("Generated")]
-                     for f in ("r.md", "p.md"))
+    report, other = ([line for line in (tmp_path / f).read_text("utf-8").splitlines()
+                      if not line.startswith("Generated")] for f in ("r.md", "p.md"))
     assert any("Tiny 0020" in line for line in report) and report == other
 
     for folder in (split, plain):
