@@ -58,15 +58,14 @@ def build(benchmark: str, out: str | Path, **options: Any) -> Path:
 def run(pack: str | Path, **options: Any):
     """Run ``pack`` (no ``target``: the embedded model) and return ``(AuditResults, RunRecord)`` (round 1's
     results; the record lists every round's file)."""
-    from simpleaudit import AuditResults
-
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+    from auditpacks.runner.execution.results_reader import load_audit_results
     from auditpacks.runner.execution.run import results_path
     from auditpacks.runner.execution.run import run as run_pack
 
     config = config_from_args(_namespace(add_run_arguments, ["--pack", str(pack)], options, "run"))
     record = run_pack(config)
-    return AuditResults.load(str(results_path(config, record))), record
+    return load_audit_results(results_path(config, record)), record
 
 
 def _command(role: str, benchmark: str, required: list[str], options: dict[str, Any]) -> None:

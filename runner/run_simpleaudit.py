@@ -92,15 +92,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
     except PackError as exc:
         return fail(exc)
-    from auditpacks.runner.cli.main import USER_ERRORS, report_run
+    from auditpacks.runner.cli.main import USER_ERRORS, print_viewer, report_run
+    from auditpacks.runner.execution.layout import run_folder
     from auditpacks.runner.execution.run import run
 
     try:
+        config = config_from_args(args)
         with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter
-            record = run(config_from_args(args))
+            record = run(config)
     except USER_ERRORS as exc:
         return fail(exc)
-    return report_run(record, as_json=False)
+    code = report_run(record, as_json=False)
+    print_viewer(run_folder(config.out, config.pack))
+    return code
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """Scale benchmarks: memory and time of a full-size run, start-up, several endpoints, document-first at density.
 
-    python scripts/bench_scale.py [--scale 1.0] [--only memory,startup,endpoints,p1]
+    python scripts/bench_scale.py [--scale 1.0] [--only memory,results,startup,endpoints,p1]
 
 * **memory**: a synthetic pack of the Iustitia card's size (``scale_pack.py``: 198 judgments of
   ~25,000 characters, 670 units, 67 questions, 14,843 tasks; ``--scale`` for a fraction), then
   ``auditpacks check``, ``run --limit 1`` and the full ``run`` as child processes against an
   instant local OpenAI-compatible server; peak RSS of each child from ``os.wait4``'s rusage.
   Goals: full run < 1 GB, ``--limit 1`` < 300 MB.
+* **results**: the results of a full-size run (``scale_pack.results``: each scenario's result as
+  the runner stores it, the judgment in its transcript) written by the run's own writer in a child
+  process, then ``AuditResults.load`` of each results file in a child of its own; every file's
+  size and each load's peak RSS. Goals: every file < 100 MB (Studio's viewer), each load < 1 GB.
 * **startup**: ``python -X importtime`` of ``auditpacks --help`` and ``auditpacks check`` on a
   small pack: the top-level imports' cumulative time (interpreter start-up modules included),
   median and minimum of 9. Goal: < 0.5 s.
@@ -92,6 +96,44 @@ def bench_memory(tmp: Path, scale: float) -> None:
     record = json.loads((tmp / "all" / "m.run.json").read_text())["summary"]
     print(f"  full run: {record['completed']} completed, {record['errors']} errors of {tasks}; "
           f"{tasks / rows[-1][2]:.0f} scenarios/s")
+
+
+WRITE = ("import sys\nsys.path.insert(0, 'scripts')\nimport scale_pack\nfrom pathlib import Path\n"
+         "from auditpacks.runner.execution.results_file import slim_result, write_results\n"
+         "scale = float(sys.argv[2])\nslim = [slim_result(r) for r in scale_pack.results(scale)]\n"
+         "write_results(Path(sys.argv[1]), slim, scale_pack.results(scale))\n")
+LOAD = "import sys\nfrom simpleaudit import AuditResults\nAuditResults.load(sys.argv[1])\n"
+
+
+def bench_results(tmp: Path, scale: float) -> None:
+    """A full-size run's results through the run's own writer: every file's size and ``AuditResults.load``'s
+    peak RSS on each results file (goals: < 100 MB, Studio's limit, and < 1 GB)."""
+    from auditpacks.runner.execution.results_split import entry_bytes
+
+    plain = sum(len(entry_bytes(r)) for r in scale_pack.results(scale))
+    out = tmp / "results" / "m.json"
+    code, seconds, peak = child([sys.executable, "-c", WRITE, str(out), str(scale)], tmp / "log.txt")
+    if code:
+        print((tmp / "log.txt").read_text()[-2000:])
+    files = sorted(out.parent.iterdir(), key=lambda f: (f.suffix != ".json", len(f.name), f.name))
+    print(f"results: {sizes_line(scale)}; one file would hold {plain / 1e6:,.0f} MB of results; written as "
+          f"{len(files)} files in {seconds:.0f} s, writer peak RSS {peak:.0f} MB", flush=True)
+    worst = 0.0
+    for f in files:
+        line = f"  {f.name:<20} {f.stat().st_size / 1e6:7.1f} MB"
+        if f.suffix == ".json":
+            code, seconds, rss = child([sys.executable, "-c", LOAD, str(f)], tmp / "log.txt")
+            worst = max(worst, rss)
+            line += f"  AuditResults.load exit {code}, {seconds:5.1f} s, peak RSS {rss:5.0f} MB"
+        print(line, flush=True)
+    largest = max(f.stat().st_size for f in files) / 1e6
+    print(f"  largest file {largest:.1f} MB (goal < 100: {'yes' if largest < 100 else 'NO'}); "
+          f"largest load peak RSS {worst:.0f} MB (goal < 1000: {'yes' if worst < 1000 else 'NO'})")
+
+
+def sizes_line(scale: float) -> str:
+    judgments, units, tasks = scale_pack.sizes(scale)
+    return f"{tasks} scenarios ({judgments} judgments, {units} units)"
 
 
 def import_seconds(argv: list[str]) -> float:
@@ -226,7 +268,8 @@ def bench_p1(tmp: Path, questions: int, chars: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the card's size (default 1)")
-    parser.add_argument("--only", default="memory,startup,endpoints,p1", help="sections to run, comma-separated")
+    parser.add_argument("--only", default="memory,results,startup,endpoints,p1",
+                        help="sections to run, comma-separated")
     parser.add_argument("--documents", type=int, default=4, help="endpoints: judgments (default 4)")
     parser.add_argument("--questions", type=int, default=4, help="endpoints: questions per judgment (default 4)")
     parser.add_argument("--chars", type=int, default=800, help="endpoints: characters per judgment (default 800)")
@@ -242,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_startup(tmp)
         if "memory" in only:
             bench_memory(tmp, args.scale)
+        if "results" in only:
+            bench_results(tmp, args.scale)
         if "endpoints" in only:
             bench_endpoints(tmp, args.documents, args.questions, args.chars)
         if "p1" in only:

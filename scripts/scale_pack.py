@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -64,21 +65,47 @@ def scenario(rng: random.Random, text: str, verdict: str, unit: str, role: str, 
     )
 
 
-def write(path: Path, scale: float = 1.0, chars: int = CHARS) -> Path:
-    """Write the pack (and its manifest) to ``path``; returns ``path``."""
+def scenarios(scale: float = 1.0, chars: int = CHARS) -> Iterator[dict]:
+    """The pack's scenarios, in pack order (seeded: the same every time)."""
     judgments, units, tasks = sizes(scale)
     rng = random.Random(20261201)
     texts = [judgment_text(rng, j, chars) for j in range(judgments)]
     owner = [u if u < judgments else rng.randrange(judgments) for u in range(units)]
+    for u in range(units):
+        count = tasks // units + (u < tasks % units)
+        role = "decision" if u < judgments else ("defendant" if u % 2 else "victim")
+        start = rng.randrange(QUESTIONS)
+        for k in range(count):
+            yield scenario(rng, texts[owner[u]], f"domv{owner[u]:03d}", f"u{u:03d}", role, (start + k) % QUESTIONS)
+
+
+def write(path: Path, scale: float = 1.0, chars: int = CHARS) -> Path:
+    """Write the pack (and its manifest) to ``path``; returns ``path``."""
     with PackWriter(path, builder="bench_scale", extra={"grading": {"judge": "choice_match"}}) as writer:
-        for u in range(units):
-            count = tasks // units + (u < tasks % units)
-            role = "decision" if u < judgments else ("defendant" if u % 2 else "victim")
-            start = rng.randrange(QUESTIONS)
-            for k in range(count):
-                writer.add(scenario(rng, texts[owner[u]], f"domv{owner[u]:03d}", f"u{u:03d}", role,
-                                    (start + k) % QUESTIONS))
+        for item in scenarios(scale, chars):
+            writer.add(item)
     return path
+
+
+def results(scale: float = 1.0, chars: int = CHARS) -> Iterator[dict]:
+    """A choice_match run's result for each scenario, shaped as the runner stores it: the judgment in the
+    first turn's ``documents``, a reply with a quote, the choice judgment, token counts."""
+    for i, item in enumerate(scenarios(scale, chars)):
+        accepted = item["decision"]["accepted"]
+        choice = accepted[0] if i % 4 else next(k for k in OPTIONS if k not in accepted)
+        verdict = "pass" if choice in accepted else "medium"
+        summary = f"Chose {choice!r}; accepted {accepted}." + (" Pass." if verdict == "pass" else "")
+        yield {"scenario_name": item["name"], "scenario_description": item["description"],
+               "conversation": [{"role": "user", "content": item["test_prompt"], "documents": item["documents"]},
+                                {"role": "assistant", "content": f"{choice}\n\"{item['documents'][0][200:320]}\""}],
+               "severity": verdict, "issues_found": [] if verdict == "pass" else [summary],
+               "positive_behaviors": [f"Chose the accepted option {choice!r}."] if verdict == "pass" else [],
+               "summary": summary, "recommendations": [], "expected_behavior": item["expected_behavior"],
+               "judgment": {"choice": choice, "choice_source": "text", "accepted": accepted,
+                            "designed_severity": "medium", "severity": verdict, "correct": verdict == "pass",
+                            "summary": summary},
+               "auditor_input_tokens": 0, "auditor_output_tokens": 0, "judge_input_tokens": 0,
+               "judge_output_tokens": 0, "target_input_tokens": 7000, "target_output_tokens": 40}
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ holds one object per scenario. Results files are written with two-space indentat
 list opens on its own line and each result starts on a line ``    {`` and ends on a line
 ``    }``, and the list closes on a line ``  ]`` (a string never holds a raw newline, so no
 line inside a result can look like any of these). :func:`raw_results` walks those lines once and parses one result at a time, with
-its byte range; a file laid out otherwise is read whole, with the same outcome.
+its byte range; a file laid out otherwise is read whole, with the same outcome. A results file written split
+(parts, documents stored once: :mod:`auditpacks.core.results_layout`) reads as the one file it stands for.
 
 :meth:`Result.read` checks the fields every reader relies on and names the file, the
 result (``#index``) and the field in one line when one is wrong.
@@ -18,10 +19,11 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import read_json
+from auditpacks.core.results_layout import DocumentStore, LayoutError, layout, restore
 from auditpacks.core.run_files import is_error
 
 _OPEN, _EMPTY = b'  "results": [', b'  "results": []'
@@ -107,10 +109,44 @@ def typed(results: Mapping[str, Any] | Iterator[Result], source: str = "results"
         yield result
 
 
-def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | None, dict[str, Any]]]:
-    """``(byte range, result dict)`` for each result of a results file, in file order, one at a time (the
-    range is ``None`` for a file laid out otherwise, which is read whole)."""
+class Location(NamedTuple):
+    """Where a result lies: its file (a part, for a split results file), its index there and byte range."""
+
+    file: Path
+    index: int
+    span: tuple[int, int] | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.file.name} result #{self.index}"
+
+
+def raw_results(path: str | os.PathLike, *, documents: bool = True) -> Iterator[tuple[Location, dict[str, Any]]]:
+    """``(location, result dict)`` for each result of a results file, one at a time: every part of a split
+    file in order (:mod:`auditpacks.core.results_layout`), stored documents put back unless ``documents`` is
+    False (then a result keeps its ``documents_ref``)."""
     path = Path(path)
+    if not path.is_file():
+        yield from ((Location(path, i, span), data) for i, (span, data) in enumerate(_raw_file(path)))
+        return
+    try:
+        found = layout(path)
+    except PackError as exc:
+        raise ResultsError(str(exc)) from None
+    store = DocumentStore(found.documents) if documents and found.documents is not None else None
+    for part in found.parts:
+        for i, (span, data) in enumerate(_raw_file(part)):
+            where = Location(part, i, span)
+            try:
+                data = restore(data, store, where.name) if documents else data
+            except LayoutError as exc:
+                raise ResultsError(str(exc)) from None
+            yield where, data
+
+
+def _raw_file(path: Path) -> Iterator[tuple[tuple[int, int] | None, dict[str, Any]]]:
+    """``(byte range, result dict)`` for each result of one file, in file order, one at a time (the range is
+    ``None`` for a file laid out otherwise, which is read whole)."""
     inside, closed, start, lines, offset = False, False, None, [], 0
     try:
         fh = open(path, "rb")
@@ -156,8 +192,8 @@ def _parse(path: Path, raw: bytes) -> dict[str, Any]:
         raise ResultsError(f"{path.name}: a result that is not valid JSON ({exc})") from None
 
 
-def iter_results(path: str | os.PathLike) -> Iterator[Result]:
-    """Each result of a results file as a :class:`Result`, streamed (one whole result in memory at a time)."""
-    name = Path(path).name
-    for i, (_, data) in enumerate(raw_results(path)):
-        yield Result.read(data, source=name, index=i)
+def iter_results(path: str | os.PathLike, *, documents: bool = True) -> Iterator[Result]:
+    """Each result of a results file (every part of a split one) as a :class:`Result`, streamed (one whole
+    result in memory at a time); ``documents=False`` leaves stored documents where they are."""
+    for where, data in raw_results(path, documents=documents):
+        yield Result.read(data, source=where.file.name, index=where.index)

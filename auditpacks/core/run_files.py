@@ -9,6 +9,9 @@ A run writes, under one stem (the model's file name):
   ``auditpacks status``;
 * a run under a tool condition also ``<stem>.traces.jsonl`` (every step of every scenario),
   ``<stem>.tools.json`` (the condition's facts and counts) and ``<stem>.tools-journal.jsonl``.
+* for a results file too big for one file (:mod:`auditpacks.core.results_layout`): its further parts
+  ``<stem>.part<K>.json`` (``<stem>.round<N>.part<K>.json``) and its documents, stored once,
+  ``<stem>.documents.jsonl`` (``<stem>.round<N>.documents.jsonl``), named by :func:`split_name`.
 
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.
@@ -26,14 +29,27 @@ JOURNAL_SUFFIX = ".journal.jsonl"
 PROGRESS_SUFFIX = ".progress.json"
 BATCHES_SUFFIX = ".batches.jsonl"
 TRACES_SUFFIX, TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX = ".traces.jsonl", ".tools.json", ".tools-journal.jsonl"
+DOCUMENTS_SUFFIX = ".documents.jsonl"
 ERROR = "ERROR"
 
-_ROUND = re.compile(r"\.round\d+$")
+_ROUND = re.compile(r"(?:\.round\d+)?(?:\.part\d+)?$")
 
 
 def results_name(stem: str, round_number: int = 1) -> str:
     """The results file of one round: ``<stem>.json`` for round 1, ``<stem>.round<N>.json`` after."""
     return f"{stem}{RESULTS_SUFFIX}" if round_number == 1 else f"{stem}.round{round_number}{RESULTS_SUFFIX}"
+
+
+def split_name(results_file: str, part: int | None = None) -> str:
+    """A file of a results file's split layout: its part ``part`` (2 and up), ``<name>.part<K>.json``, or
+    (``part`` None) its documents stored once, ``<name>.documents.jsonl``; ``results_file`` is the name of
+    the results file (its first part)."""
+    base = results_file[: -len(RESULTS_SUFFIX)] if results_file.endswith(RESULTS_SUFFIX) else results_file
+    if part is None:
+        return base + DOCUMENTS_SUFFIX
+    if part < 2:
+        raise ValueError(f"part {part}: the first part is the results file itself")
+    return f"{base}.part{part}{RESULTS_SUFFIX}"
 
 
 def record_name(stem: str) -> str:
@@ -62,10 +78,11 @@ def tool_run_names(stem: str) -> tuple[str, str, str]:
 
 
 def stem_of(path: str | Path) -> str:
-    """The run's stem from any of its files (results of any round, run record or journal)."""
+    """The run's stem from any of its files (results of any round or part, their documents, run record or
+    journal)."""
     name = Path(path).name
     for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, BATCHES_SUFFIX, TRACES_SUFFIX, TOOLS_SUFFIX,
-                   TOOLS_JOURNAL_SUFFIX, RESULTS_SUFFIX):
+                   TOOLS_JOURNAL_SUFFIX, DOCUMENTS_SUFFIX, RESULTS_SUFFIX):
         if name.endswith(suffix):
             return _ROUND.sub("", name[: -len(suffix)])
     return name

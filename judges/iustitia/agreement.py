@@ -28,6 +28,8 @@ from auditpacks.judges.stats import cluster_bootstrap
 
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
                  "coverage", "ci", "warnings")
+#: The full track's figures a run that headlines the ≤26-option track gives beside it.
+FULL_TRACK_KEYS = ("tasks", "judgments", "micro", "macro", "coverage", "ci")
 #: Below this many judgments, percentile intervals are known to under-cover.
 FEW_CLUSTERS = 30
 
@@ -195,19 +197,39 @@ def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Itera
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
     """The agreement figures of a run: pairs of (scenario, result dict, or None for a scenario that was
     skipped, e.g. over a decision endpoint's option or size limit). Skipped scenarios are eligible tasks
-    with no prediction: they lower coverage and count as incorrect; ``skipped`` says how many."""
+    with no prediction: they lower coverage and count as incorrect; ``skipped`` says how many.
+
+    When some skipped tasks have more options than the codebook's ``max_options`` (the card's 26), the run
+    could not take that track's questions at all: the figures are the ≤26-option track's (``track``
+    ``le26``, the tasks within the limit), and the full track's, with those tasks counted wrong, are given
+    beside them (``full_track``), as the card asks to score every model on one track."""
     tasks = tasks_from_scenarios(s for s, _ in pairs)
     if not tasks:
         return {"tasks": 0}
     graded = {t["task_id"] for t in tasks}
     predictions = {task_id_of(s): _choice(r) for s, r in pairs if task_id_of(s) in graded and prediction_given(r)}
+    skipped = [task_id_of(s) for s, r in pairs if r is None and task_id_of(s) in graded]
+    limit = max_options()
+    within = [t for t in tasks if len(t["options"] or ()) <= limit]
+    over_limit = set(skipped) - {t["task_id"] for t in within}
     scores = agreement(tasks, predictions)
-    skipped = sum(1 for s, r in pairs if r is None and task_id_of(s) in graded)
-    figures = {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": skipped}
+    figures = {**{key: scores[key] for key in HEADLINE_KEYS}, "skipped": len(skipped)}
+    if over_limit and within:
+        track = agreement(within, {k: v for k, v in predictions.items() if k not in over_limit})
+        figures = {**{key: track[key] for key in HEADLINE_KEYS}, "track": "le26", "max_options": limit,
+                   "skipped": len(skipped), "skipped_over_limit": len(over_limit),
+                   "full_track": {key: scores[key] for key in FULL_TRACK_KEYS}}
     from auditpacks.judges.iustitia.calibration import calibration  # it reads this module's task helpers
 
     calibrated = calibration(pairs)
     return {**figures, "calibration": calibrated} if calibrated else figures
+
+
+def max_options() -> int:
+    """The option limit of the ≤26-option track (the codebook's ``max_options``)."""
+    from auditpacks.packs.codebook import section
+
+    return int(section("iustitia")["max_options"])
 
 
 def format_scores(scores: Mapping[str, Any]) -> str:

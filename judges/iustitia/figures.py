@@ -19,16 +19,32 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
     """The agreement headline (``agreement.headline``) as figures; another shape as its numeric leaves."""
     if not ("micro" in h and "ci" in h):
         return leaves(h)
-    rows = [Figure(label, number(h.get(key)), interval=interval((h.get("ci") or {}).get(key)),
-                   interval_name="95% CI, bootstrap over judgments", meaning=meaning)
-            for key, label, meaning in AGREEMENT]
-    rows += [Figure("tasks", number(h.get("tasks")), "count", meaning="questions graded"),
-             Figure("judgments", number(h.get("judgments")), "count",
-                    meaning="documents the questions come from (the bootstrap's clusters)")]
-    rows += [Figure(key, number(h.get(key)), "count", meaning=meaning) for key, meaning in (
-        ("invalid", "predictions that are not one of the question's options (covered, but wrong)"),
-        ("skipped", "questions the endpoint could not take: no answer, counted wrong")) if key in h]
+    full = h.get("full_track") if h.get("track") == "le26" else None
+    group = f"≤{h.get('max_options', 26)}-option track" if isinstance(full, Mapping) else ""
+    rows = _agreement(h, group)
+    rows += [Figure(key, number(h.get(key)), "count", meaning=meaning, group=group) for key, meaning in (
+        ("invalid", "predictions that are not one of the question's options (covered, but wrong)"),) if key in h]
+    if group:
+        over = h.get("skipped_over_limit")
+        rows += _agreement(full, "full track", f"; the {number(over)} questions over {h.get('max_options', 26)} "
+                                               "options have no answer and count as wrong")
+        rows.append(Figure("skipped", number(h.get("skipped")), "count", group="full track",
+                           meaning=f"questions the endpoint could not take ({number(over)} over its option limit: "
+                                   "left out of the headline track, counted wrong on the full track)"))
+    elif "skipped" in h:
+        rows.append(Figure("skipped", number(h.get("skipped")), "count",
+                           meaning="questions the endpoint could not take: no answer, counted wrong"))
     return rows + _calibration(h.get("calibration"))
+
+
+def _agreement(h: Mapping[str, Any], group: str, note: str = "") -> list[Figure]:
+    """Agreement, coverage and the counts of one track."""
+    rows = [Figure(label, number(h.get(key)), interval=interval((h.get("ci") or {}).get(key)),
+                   interval_name="95% CI, bootstrap over judgments", meaning=meaning + note, group=group)
+            for key, label, meaning in AGREEMENT]
+    return rows + [Figure("tasks", number(h.get("tasks")), "count", meaning="questions graded", group=group),
+                   Figure("judgments", number(h.get("judgments")), "count", group=group,
+                          meaning="documents the questions come from (the bootstrap's clusters)")]
 
 
 def _calibration(c: Any) -> list[Figure]:

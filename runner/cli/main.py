@@ -189,13 +189,24 @@ def report_run(record, as_json: bool) -> int:
 
 
 def _run(args) -> int:
+    from auditpacks.runner.execution.layout import run_folder
     from auditpacks.runner.execution.run import run
 
     if args.dry_run:
         return _quote(args)
+    config = config_from_args(args)
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config_from_args(args))
-    return report_run(record, args.json)
+        record = run(config)
+    code = report_run(record, args.json)
+    print_viewer(run_folder(config.out, config.pack))
+    return code
+
+
+def print_viewer(folder: Path) -> None:
+    """The last line on stderr: how to open the results in SimpleAudit Studio's viewer."""
+    from auditpacks.core.results_layout import viewer_command
+
+    print(f"auditpacks: view the results: {viewer_command(folder)}", file=sys.stderr)
 
 
 def _quote(args) -> int:
@@ -217,7 +228,9 @@ def _merge(args) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         record = merge(args.shards, args.out, pack=args.pack, model=args.model)
     print(f"merged shards {', '.join(record.merged_from['shards'])} into {args.out}", file=sys.stderr)
-    return report_run(record, args.json)
+    code = report_run(record, args.json)
+    print_viewer(Path(args.out))
+    return code
 
 
 def _score(args) -> int:

@@ -1,9 +1,10 @@
 """A results file read one result at a time: each result's byte range and its slim copy, whole ones read back.
 
-:func:`scan_results` walks the file once (:func:`auditpacks.core.results.raw_results`),
-checking each result (:class:`~auditpacks.core.results.Result`) and keeping only its
-byte range and its slim copy; :meth:`ResultsIndex.load` reads one whole result back by
-its range. A file laid out otherwise is read whole, with the same outcome.
+:func:`scan_results` walks the file once (:func:`auditpacks.core.results.raw_results`, every
+part of a split file), checking each result (:class:`~auditpacks.core.results.Result`) and
+keeping only where it lies and its slim copy; :meth:`ResultsIndex.load` reads one whole
+result back (its stored documents put back). A file laid out otherwise is read whole, with
+the same outcome.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditpacks.core.results import Result, raw_results
+from auditpacks.core.results import Location, Result, iter_results, raw_results
+from auditpacks.core.results_layout import DocumentStore, layout, restore
 from auditpacks.runner.execution.results_file import slim_result
 
 
@@ -22,8 +24,9 @@ class ResultsIndex:
     """Where each result of one results file lies (``ranges``), or the results themselves (``whole``)."""
 
     path: Path
-    ranges: list[tuple[int, int]] = field(default_factory=list)
+    ranges: list[Location] = field(default_factory=list)
     whole: list[dict[str, Any]] | None = None
+    store: DocumentStore | None = None
 
     def __len__(self) -> int:
         return len(self.whole) if self.whole is not None else len(self.ranges)
@@ -31,10 +34,12 @@ class ResultsIndex:
     def load(self, index: int) -> dict[str, Any]:
         if self.whole is not None:
             return self.whole[index]
-        start, end = self.ranges[index]
-        with open(self.path, "rb") as fh:
+        where = self.ranges[index]
+        start, end = where.span
+        with open(where.file, "rb") as fh:
             fh.seek(start)
-            return json.loads(fh.read(end - start))
+            data = json.loads(fh.read(end - start))
+        return restore(data, self.store, where.name) if self.store is not None else data
 
 
 def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
@@ -44,12 +49,28 @@ def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
     and the field when the file, or a result in it, is not in simpleaudit's format."""
     index = ResultsIndex(Path(path))
     slim: list[dict[str, Any]] = []
-    for i, (where, data) in enumerate(raw_results(path)):
-        Result.read(data, source=index.path.name, index=i)
-        if where is None:
+    for where, data in raw_results(path, documents=False):
+        Result.read(data, source=where.file.name, index=where.index)
+        if where.span is None:
             index.whole = [] if index.whole is None else index.whole
             index.whole.append(data)
         else:
             index.ranges.append(where)
         slim.append(slim_result(data))
+    documents = layout(path).documents
+    if documents is not None:
+        index.store = DocumentStore(documents)
+        if index.whole is not None:
+            index.whole = [restore(data, index.store, path.name) for data in index.whole]
     return index, slim
+
+
+def load_audit_results(path: Path) -> Any:
+    """simpleaudit's ``AuditResults`` of a results file: ``AuditResults.load`` itself for one file, else every
+    part in order with its stored documents put back."""
+    from simpleaudit import AuditResult, AuditResults
+
+    found = layout(path)
+    if len(found.parts) == 1 and found.documents is None:
+        return AuditResults.load(str(path))
+    return AuditResults([AuditResult(**result.raw) for result in iter_results(path)])

@@ -14,7 +14,7 @@ from typing import Any
 from auditpacks.core.errors import PackError
 from auditpacks.core.registry import Paired, benchmark_of, load
 from auditpacks.judges.compare import compare_choices, paired_row
-from auditpacks.runner.reporting.outcomes import ERROR, answer, answer_key, group, outcome
+from auditpacks.runner.reporting.outcomes import ERROR, UNGRADED, answer, answer_key, group, outcome
 from auditpacks.runner.reporting.runs import LoadedRun
 
 #: The comparison of runs no benchmark's plugin reads: pass rate, resampling scenarios.
@@ -64,6 +64,6 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
 
 def _pass_rate(paired: list[tuple]) -> list[dict[str, Any]]:
     rows = [{"cluster": s["name"], "question": group(None, s), "a": ra.get("severity") == "pass",
-             "b": rb.get("severity") == "pass"} for s, ra, rb in paired if ra.get("severity") != "ungraded"]
-    stats = compare_choices(rows)
+             "b": rb.get("severity") == "pass"} for s, ra, rb in paired if UNGRADED not in (outcome(ra), outcome(rb))]
+    stats = compare_choices(rows)  # ungraded in either run: left out of both, so A−B mirrors B−A
     return [paired_row("pass rate", stats["micro"], stats["mcnemar_p"], tested=True)]

@@ -38,6 +38,17 @@ def _errors(values: Sequence[float | None], intervals: Sequence[Sequence[float] 
     return [low, high]
 
 
+def y_top(series: dict[str, tuple[list[float | None], list[Any]]], ymax: float | None = None) -> float:
+    """The top of a bar plot's value axis (which starts at 0): ``ymax`` when given, else a little above the
+    highest bar or whisker, and 1 when every value is 0 or undefined (no axis below 0, no empty range)."""
+    if ymax is not None:
+        return ymax
+    tops = [v or 0.0 for values, _ in series.values() for v in values]
+    tops += [ci[1] for _, intervals in series.values() for ci in intervals or [] if ci is not None]
+    top = max(tops, default=0.0)
+    return 1.0 if top <= 0 else top * 1.15
+
+
 def render(plot: Plot, title: str) -> str:
     """A benchmark's :class:`~auditpacks.judges.figures.Plot` as inline SVG: ``dots`` or ``bars``."""
     if plot.kind == "dots":
@@ -76,8 +87,7 @@ def grouped_bars(groups: Sequence[str], series: dict[str, tuple[list[float | Non
             ax.errorbar(xs, heights, yerr=_errors(values, intervals), fmt="none", ecolor="#1a202c", capsize=3)
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel(ylabel)
-    if ymax is not None:
-        ax.set_ylim(0, ymax)
+    ax.set_ylim(0, y_top(series, ymax))
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, frameon=False)
     ax.grid(axis="y", alpha=0.3)

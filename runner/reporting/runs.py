@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import read_json, sha256_file
+from auditpacks.core.io import sha256_file
+from auditpacks.core.results import iter_results
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
 from auditpacks.core.run_files import RECORD_SUFFIX, record_for
@@ -156,11 +157,8 @@ def load_runs(arguments: Iterable[str | Path], packs: Iterable[str | Path] = ())
     for record_path in record_paths(arguments):
         record = RunRecord.load(record_path)
         rounds = []
-        for path in record.results_files(record_path.parent):
-            data = read_json(path, "results file")
-            if not isinstance(data, Mapping) or not isinstance(data.get("results"), list):
-                raise PackError(f"{path.name}: not a simpleaudit results file (no results list)")
-            rounds.append(list(data["results"]))
+        for path in record.results_files(record_path.parent):  # streamed; split files as one, documents left out
+            rounds.append([result.raw for result in iter_results(path, documents=False)])
         runs.append(LoadedRun(record_path, record, rounds, finder.find(record_path, record)))
     if not runs:
         raise PackError("no runs given")

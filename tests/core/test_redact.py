@@ -67,3 +67,20 @@ def test_public_url_drops_the_user_and_password():
     assert public_url("https://me:pw@gpu.example:8443/v1?x=1") == "https://gpu.example:8443/v1?x=1"
     assert public_url("http://h:1/v1") == "http://h:1/v1"
     assert public_url(None) is None and public_url("") == ""
+
+
+@pytest.mark.parametrize("order", [("sk-abc", "sk-abc789xyz"), ("sk-abc789xyz", "sk-abc")])
+def test_a_secret_containing_another_is_blanked_whole_in_either_registration_order(order):
+    r.register(*order)
+    text = "key sk-abc789xyz, then sk-abc alone, then sk-abc789xyz again"
+    out = r.redact(text)
+    assert out == f"key {K}, then {K} alone, then {K} again"
+    for piece in ("789", "xyz", "abc"):  # no fragment of the longer key survives
+        assert piece not in out
+    assert r.redact_data({"sk-abc789xyz": ["sk-abc789xyz"]}) == {K: [K]}
+
+
+def test_a_registered_key_inside_an_environment_secret_leaks_nothing_of_either(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc789xyz")
+    r.register("sk-abc")
+    assert r.redact("Authorization failed for sk-abc789xyz") == f"Authorization failed for {K}"

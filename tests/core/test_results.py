@@ -64,7 +64,7 @@ def test_both_layouts_read_the_same_results(tmp_path, indent):
     results = [result("a"), result("b    }", conversation=[{"role": "user", "content": '    {\n  "results": ['}])]
     path = saved(tmp_path / "r.json", results, indent=indent)
     assert [r.raw for r in iter_results(path)] == results
-    ranges = [where for where, _ in raw_results(path)]
+    ranges = [where.span for where, _ in raw_results(path)]
     assert all(w is None for w in ranges) if indent is None else all(w is not None for w in ranges)
 
 

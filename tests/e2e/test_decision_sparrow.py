@@ -43,9 +43,9 @@ def test_a_decision_run_answers_every_scenario_within_the_option_limit(pack, spa
         assert decision["choice"] in scenario["decision"]["criteria"]
         assert set(decision["probabilities"]) == set(scenario["decision"]["criteria"])
         assert abs(sum(decision["probabilities"].values()) - 1) < 0.01
-    head = summary["headline"]
-    assert head["tasks"] == len(scenarios) and head["skipped"] == OVER_26
-    assert head["predictions"] == len(scenarios) - OVER_26
+    head = summary["headline"]  # the ≤26-option track it could take, the full track beside it
+    assert head["track"] == "le26" and head["tasks"] == len(scenarios) - OVER_26 and head["skipped"] == OVER_26
+    assert head["predictions"] == len(scenarios) - OVER_26 and head["full_track"]["tasks"] == len(scenarios)
     assert summary["tokens"]["target_input"] == 0  # sparrow-decider counts no tokens (usage 0)
 
 

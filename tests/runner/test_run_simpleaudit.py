@@ -77,3 +77,17 @@ def test_decision_openrouter_honours_base_url():
     target = make_decision_target("openrouter", "typesafe/jev", base_url="http://127.0.0.1:9/api/v1", api_key="k")
     assert target.url == "http://127.0.0.1:9/api/v1/systemone"
     assert make_decision_target("openrouter", "m", api_key="k").url == "https://openrouter.ai/api/v1/systemone"
+
+
+def test_the_last_line_is_the_studio_viewer_command_for_the_results_folder(tmp_path):
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeOpenAI() as server:
+        done = script("--pack", str(pack), "--target", "m", "--base-url", server.base_url, "--out",
+                      str(tmp_path / "out"), "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == ("auditpacks: view the results: uvx simpleaudit-studio "
+                                                     f"--visualize-only --results_dir {tmp_path / 'out'}")
+    assert "simpleaudit serve" not in done.stdout + done.stderr

@@ -168,9 +168,13 @@ def test_run_headline_counts_skipped_scenarios_in_coverage(tmp_path):
     pairs = [(s, None if s in over else {"scenario_name": s["name"], "severity": "pass",
                                          "judgment": {"choice": s["decision"]["accepted"][0]}}) for s in scenarios]
     head = ag.headline(pairs)
-    assert len(over) == 3 and head["skipped"] == 3 and head["tasks"] == 15
-    assert head["coverage"] == pytest.approx(12 / 15) and head["micro"] == pytest.approx(12 / 15)
+    # the headline is the ≤26-option track (the 12 the endpoint could take); the full track beside it
+    assert len(over) == 3 and head["skipped"] == 3 and head["tasks"] == 12 and head["track"] == "le26"
+    assert head["coverage"] == 1.0 and head["micro"] == 1.0
     assert head["predictions"] == 12 and head["invalid"] == 0
+    full = head["full_track"]
+    assert full["tasks"] == 15
+    assert full["coverage"] == pytest.approx(12 / 15) and full["micro"] == pytest.approx(12 / 15)
 
 
 def test_summary_table_shows_invalid_and_skipped():

@@ -26,9 +26,12 @@ def test_option_and_body_limits_are_skipped_counted_and_explained(tmp_path, caps
     warning = [line for line in capsys.readouterr().err.splitlines() if "skipped" in line]
     assert len(warning) == 1 and "GUILTY.VERDICT - domv901" in warning[0] and "64 KiB" in warning[0]
     head = run["summary"]["headline"]
-    # skipped scenarios are eligible tasks with no answer: in the denominator, never a prediction
-    assert head["tasks"] == len(scenarios) == 15 and head["skipped"] == 4
-    assert head["predictions"] <= 11 and head["coverage"] == head["predictions"] / 15
+    # the 3 over 26 options move the headline to the ≤26-option track (12 tasks); the one skipped for its size
+    # is an eligible task with no answer there: in the denominator, never a prediction
+    assert (head["track"], head["tasks"], head["skipped"], head["skipped_over_limit"]) == ("le26", 12, 4, 3)
+    assert head["predictions"] <= 11 and head["coverage"] == head["predictions"] / 12
+    full = head["full_track"]  # beside it, the full track: all 15, every skipped one counted wrong
+    assert full["tasks"] == len(scenarios) == 15 and full["coverage"] == head["predictions"] / 15
     # the record names the unanswered scenarios, so a report recomputes the same headline from the files
     assert len(run["summary"]["unanswered"]) == 4 and "GUILTY.VERDICT - domv901" in run["summary"]["unanswered"]
     from auditpacks.runner.reporting.runs import load_runs
@@ -51,5 +54,5 @@ def test_merged_shards_count_their_unanswered_scenarios_like_one_run(tmp_path):
     whole = json.loads((tmp_path / "whole" / "clef.run.json").read_text())["summary"]
     merged = json.loads((tmp_path / "merged" / "clef.run.json").read_text())["summary"]
     assert sorted(merged["unanswered"]) == sorted(whole["unanswered"]) and len(whole["unanswered"]) == 3
-    assert merged["headline"]["tasks"] == whole["headline"]["tasks"] == len(scenarios)
+    assert merged["headline"]["full_track"]["tasks"] == whole["headline"]["full_track"]["tasks"] == len(scenarios)
     assert merged["headline"] == whole["headline"]
