@@ -35,11 +35,12 @@ def hit_rate(usage: Usage) -> float | None:
 
 def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None,
                 quoted: "ModelQuote | None" = None) -> dict[str, Any] | None:
-    """The ``cost`` block for ``model``'s run (None when the price table does not list it and nothing was billed)."""
+    """The ``cost`` block for ``model``'s run (None when the price table does not list it: a local model's tokens
+    are in the run's performance figures)."""
     table = prices.load(config.prices)
     price = table.lookup(model)
     spent = Usage(**{k: int(v) for k, v in (usage or {}).items() if k in Usage.__dataclass_fields__})
-    if price is None and not (spent.input or spent.output):
+    if price is None:
         return None
     way = run_way(config, spent)
     if quoted is None and price is not None:
