@@ -144,6 +144,7 @@ def build(args: argparse.Namespace) -> Path:
         "grading": {"judge": "grounding",
                     "registry": registry_to_manifest({k: v for k, v in index.items() if k in used_laws})},
         "smoke": smoke_names(scenarios),
+        "run": dict(book["run"]),
         "questions": "generated (seed %d, %d per language)" % (book["seed"], book["per_language"])
         if generated else "questions.json",
     }

@@ -12,6 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from auditpacks.core.defaults import MAX_TOKENS
 from auditpacks.core.errors import UserError
 
 SYSTEM = ("Tools are available for looking up the International Court of Justice's cases, documents, legal "
@@ -33,7 +34,8 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
     action.add_argument("--target", help="model name (with --base-url)")
     action.add_argument("--api-key-env", help="environment variable holding the API key")
     action.add_argument("--max-steps", type=int, default=8, help="model calls that may ask for tools (default 8)")
-    action.add_argument("--max-tokens", type=int, help="output-token cap per model call")
+    action.add_argument("--max-tokens", type=int, help="output-token cap per model call (default: the pack's "
+                        f"run settings, else {MAX_TOKENS})")
     action.add_argument("--limit", type=int, help="first N scenarios only")
     action.add_argument("--out", type=Path, required=True, help="folder for results, traces and tool info")
     action.add_argument("--fresh", action="store_true", help="start over instead of resuming the folder's journal")
@@ -59,6 +61,7 @@ def run(args, graph) -> int:
     scenarios = pack.scenarios[: args.limit] if args.limit else pack.scenarios
     pass_f1 = float(((pack.manifest or {}).get("grading") or {}).get("pass_f1", DEFAULT_PASS_F1))
     cache = args.cache
+    max_tokens = args.max_tokens or int(((pack.manifest or {}).get("run") or {}).get("max_tokens") or MAX_TOKENS)
 
     def toolbox_for(scenario):
         if not tools:
@@ -70,7 +73,7 @@ def run(args, graph) -> int:
 
     info = {"pack": pack.name, "pack_sha256": pack.sha256, "graph_source_hash": graph.source_hash,
             "tools": {t.name: t.does for t in tools}, "max_steps": args.max_steps,
-            "search": SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus" if tools else None)}
+            "max_tokens": max_tokens, "search": SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus" if tools else None)}
     with contextlib.ExitStack() as stack:
         if args.embedded:
             from auditpacks.runner.serving.embedded import EmbeddedModel
@@ -82,7 +85,7 @@ def run(args, graph) -> int:
                 raise UserError("--target MODEL is needed with --base-url")
             base_url, model = args.base_url, args.target
         key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        loop = ToolLoop(base_url, model, api_key=key, max_steps=args.max_steps, max_tokens=args.max_tokens)
+        loop = ToolLoop(base_url, model, api_key=key, max_steps=args.max_steps, max_tokens=max_tokens)
         counts = run_with_tools(scenarios, loop, toolbox_for=toolbox_for,
                                 grade=lambda s, r: citation_verdict(s, r, pass_f1=pass_f1), out=args.out,
                                 stem=model_stem(model), condition=args.condition, system=SYSTEM if tools else None,
