@@ -67,6 +67,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
     selection.add_argument("--per-question", type=integer(1), metavar="N", help="at most N scenarios per question (seeded)")
     selection.add_argument("--limit", type=integer(0), metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--allow-fewer", action="store_true",
+                           help="accept a selection smaller than --limit asks for (noted; by default refused)")
     selection.add_argument("--seed", type=integer(), default=0, help="sampling and decoding seed (default 0)")
     selection.add_argument("--repeats", type=int, default=1, metavar="N",
                            help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
@@ -179,7 +181,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, allow_fewer=args.allow_fewer,
+        seed=args.seed, repeats=args.repeats,
         temperature=temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,

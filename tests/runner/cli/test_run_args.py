@@ -76,3 +76,21 @@ def test_the_jacite_pack_carries_the_benchmarks_decoding(tmp_path):
         server.reset_counts()
         assert run_here(pack, tmp_path / "hot", server.base_url, "--temperature", "0.7", "--max-tokens", "9") == 0
         assert _sent_caps(server) == {(9, 0.7)}
+
+
+def test_run_refuses_a_limit_over_the_pack_unless_accepted(tmp_path, capsys):
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.support.runs import run_file, run_here
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeOpenAI() as server:
+        assert run_here(pack, tmp_path / "short", server.base_url, "--limit", "3") == 2
+        assert "tiny.json: --limit 3: asked for 3 scenarios, the selection has 2" in capsys.readouterr().err
+        assert server.chat_requests == 0
+        assert not (tmp_path / "short").exists() or not any((tmp_path / "short").iterdir())
+        assert run_here(pack, tmp_path / "smoke", server.base_url, "--smoke") == 2  # no smoke list in its manifest
+        assert "the manifest names no smoke scenarios" in capsys.readouterr().err
+        assert run_here(pack, tmp_path / "fewer", server.base_url, "--limit", "3", "--allow-fewer") == 0
+        assert "running the 2 (--allow-fewer)" in capsys.readouterr().err
+    assert run_file(tmp_path / "fewer")["parameters"]["allow_fewer"] is True
