@@ -35,4 +35,4 @@ def check_count(got: int, asked: int | None, what: str, *, allow_fewer: bool = F
     message = f"{what}: asked for {asked} scenarios, the selection has {got}"
     if not allow_fewer:
         raise PackError(f"{message} (--allow-fewer accepts fewer)")
-    print(f"note: {message}; running the {got} (--allow-fewer)", file=sys.stderr)
+    print(f"note: {message}; going on with {got} (--allow-fewer)", file=sys.stderr)

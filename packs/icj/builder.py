@@ -23,6 +23,7 @@ from auditpacks.packs.codebook import section
 from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
 from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
 from auditpacks.packs.pack import PackWriter, source_entry
+from auditpacks.packs.sampling import check_count
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import Source, resolve_source, verify_checksums
 
@@ -98,6 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", required=True, help="dataset folder (hf download layout) or hf:VISAI-AI/icj-precedent-cite-bench")
     parser.add_argument("--out", required=True, type=Path, help="pack file to write (PACK.json; the manifest goes beside it)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N targets, in inputs.jsonl order")
+    parser.add_argument("--allow-fewer", action="store_true",
+                        help="accept fewer scenarios than --limit asks for (noted; by default refused)")
 
 
 def build(args: argparse.Namespace) -> Path:
@@ -114,7 +117,9 @@ def build(args: argparse.Namespace) -> Path:
     except FormatError as exc:
         raise PackError(str(exc)) from None
     system, system_path = _system_prompt(src, cb)
-    pairs = read_inputs(src.file(files["inputs"]), targets, cb, system)[: args.limit]
+    pairs = read_inputs(src.file(files["inputs"]), targets, cb, system)
+    check_count(len(pairs), args.limit, f"icj --limit {args.limit}", allow_fewer=getattr(args, "allow_fewer", False))
+    pairs = pairs[: args.limit]
     used = [files["inputs"], files["test"], files["manifest"]]
     if system_path is not None and any(p.rendered for _, p in pairs):
         used.append(system_path.relative_to(src.root).as_posix())

@@ -202,3 +202,12 @@ def test_hf_source_is_resolved_with_the_card_layout(tmp_path, monkeypatch):
     out = load_pack(build("hf:VISAI-AI/icj-precedent-cite-bench", tmp_path / "p.json"))
     assert calls == [("hf:VISAI-AI/icj-precedent-cite-bench", ["data/*", "protocol/*", "manifest.json", "SHA256SUMS"])]
     assert {e["origin"] for e in out.manifest["sources"]} == {"hf:VISAI-AI/icj-precedent-cite-bench@0123abcd"}
+
+
+def test_a_limit_over_the_targets_is_refused_unless_accepted(tmp_path, capsys):
+    from auditpacks.runner.cli.main import main
+
+    out = tmp_path / "icj.json"
+    assert main(["build", "icj", "--source", str(FIXTURES / "icj"), "--limit", "999", "--out", str(out)]) == 2
+    assert "icj --limit 999: asked for 999 scenarios, the selection has" in capsys.readouterr().err
+    assert not out.exists()

@@ -139,3 +139,12 @@ def test_a_folder_without_the_data_says_where_it_looked(tmp_path, capsys):
     assert f"registry.json: not found in {empty}" in err
     assert "registry.json (absent), data/registry.json (absent)" in err
     assert not out.exists()
+
+
+def test_a_limit_over_the_questions_is_refused_unless_accepted(tmp_path, capsys):
+    out = tmp_path / "pack.json"
+    assert main(["build", "jacite", "--source", str(FIXTURES), "--limit", "9", "--out", str(out)]) == 2
+    assert "jacite --limit 9: asked for 9 scenarios, the selection has 8" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["build", "jacite", "--source", str(FIXTURES), "--limit", "9", "--allow-fewer", "--out", str(out)]) == 0
+    assert len(load_pack(out).scenarios) == 8

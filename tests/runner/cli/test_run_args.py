@@ -92,5 +92,5 @@ def test_run_refuses_a_limit_over_the_pack_unless_accepted(tmp_path, capsys):
         assert run_here(pack, tmp_path / "smoke", server.base_url, "--smoke") == 2  # no smoke list in its manifest
         assert "the manifest names no smoke scenarios" in capsys.readouterr().err
         assert run_here(pack, tmp_path / "fewer", server.base_url, "--limit", "3", "--allow-fewer") == 0
-        assert "running the 2 (--allow-fewer)" in capsys.readouterr().err
+        assert "going on with 2 (--allow-fewer)" in capsys.readouterr().err
     assert run_file(tmp_path / "fewer")["parameters"]["allow_fewer"] is True

@@ -136,4 +136,4 @@ def test_a_limit_over_the_selection_is_refused_unless_accepted(tmp_path, capsys)
         selection.select(pack, per_question_n=1, limit=3)  # counted after the per-question draw
     assert selection.select(pack, limit=5, allow_fewer=True) == scenarios
     assert capsys.readouterr().err.strip() == ("note: p.json: --limit 5: asked for 5 scenarios, the selection has 4; "
-                                               "running the 4 (--allow-fewer)")
+                                               "going on with 4 (--allow-fewer)")
