@@ -47,15 +47,15 @@ def _gold_text(values: tuple[str, ...], cb: Mapping[str, Any]) -> str:
 
 
 def make_target_scenario(target: Target, prompt: Prompt, cb: Mapping[str, Any], condition: str) -> dict[str, Any]:
-    """One scenario: the prompt as the user turn, gold lists in metadata and restated in expected_behavior."""
-    system, user = prompt.system, prompt.user
-    test_prompt = cb["test_prompt"].format(system=system, user=user) if system.strip() else user
+    """One scenario: the user message as the user turn and the system message as ``metadata.system_prompt``
+    (sent in the system role), gold lists in metadata and restated in expected_behavior."""
+    system, user = prompt.system.strip(), prompt.user
     case_name = prompt.case.get("case_name") or f"ICJ case {target.case_id}"
     gold_text = {f"gold_{f}": _gold_text(target.gold[f], cb) for f in FAMILIES}
     return make_scenario(
         name=scenario_name(target.case_id, condition, target.target_document_id),
         description=cb["description"].format(decision=decision_phrase(target, cb), case_name=case_name).strip(),
-        test_prompt=test_prompt,
+        test_prompt=user,
         language="en",
         expected_behavior=[item.format(**gold_text) for item in cb["expected_behavior"]],
         category=cb["category"],
@@ -71,6 +71,7 @@ def make_target_scenario(target: Target, prompt: Prompt, cb: Mapping[str, Any], 
             "condition": condition,
             "case_name": case_name,
             "case_type": prompt.case.get("case_type"),
+            **({"system_prompt": system} if system else {}),
             **{GOLD_FIELDS[f]: list(target.gold[f]) for f in FAMILIES},
         },
         date_created=cb["date_created"],
@@ -128,8 +129,11 @@ def build(args: argparse.Namespace) -> Path:
     sources = [source_entry(src.file(r), name=r, origin=src.origin) for r in used if src.file(r).is_file()]
     scenarios = [make_target_scenario(t, p, cb, condition) for t, p in pairs]
     smoke = [s["name"] for s in scenarios[: cb["smoke_size"]]]
-    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition,
-             "run": {"max_tokens": output_budget([t for t, _ in pairs], cb)}}
+    run = {"max_tokens": output_budget([t for t, _ in pairs], cb)}
+    systems = {p.system.strip() for _, p in pairs}
+    if len(systems) == 1 and "" not in systems:  # one system prompt for all: simpleaudit's run-level setting
+        run["system_prompt"] = systems.pop()
+    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition, "run": run}
     with PackWriter(args.out, BUILDER, sources=sources, filters={"limit": args.limit, "condition": condition},
                     extra=extra) as writer:
         for scenario, (target, prompt) in zip(scenarios, pairs):

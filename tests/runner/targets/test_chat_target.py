@@ -71,3 +71,13 @@ def test_a_prompt_too_long_is_noted_for_skip_oversize_and_still_raised():
 
     assert asyncio.run(go()).oversize.startswith("the prompt needs 9000 tokens")
 
+
+
+def test_a_scenarios_own_system_message_is_sent_in_the_system_role():
+    api = Recorder(Reply("guilty"))
+    send(ChatTarget(Model(api, policy=RetryPolicy())), system="You cite ICJ cases.")
+    assert api.requests[0].messages[0] == {"role": "system", "content": "You cite ICJ cases."}  # not the run's
+    assert api.requests[0].messages[1]["role"] == "user" and "You cite" not in str(api.requests[0].messages[1])
+    api = Recorder(Reply("guilty"))
+    send(ChatTarget(Model(api, policy=RetryPolicy())))  # none of its own: the run's system prompt
+    assert api.requests[0].messages[0] == {"role": "system", "content": "Be brief."}
