@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="sampling seed for --per-question (default 0)")
     parser.add_argument("--limit", type=_positive, metavar="N", help="keep only the first N scenarios")
     parser.add_argument("--allow-fewer", action="store_true",
-                        help="accept fewer scenarios than --limit or the smoke set asks for (noted; by default refused)")
+                        help="accept fewer scenarios than --limit or the smoke set asks for "
+                             "(noted; by default refused)")
     parser.add_argument("--compare-to", type=Path, metavar="FILE",
                         help="published pack (simpleaudit/iustitia_marigonae.json): report every differing field")
 

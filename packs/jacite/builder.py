@@ -125,7 +125,8 @@ def smoke_names(scenarios: list[dict[str, Any]]) -> list[str]:
 def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     chosen = [q for q in questions if args.language in (None, q["language"])]
     if args.limit is not None:
-        check_count(len(chosen), args.limit, f"jacite --limit {args.limit}", allow_fewer=getattr(args, "allow_fewer", False))
+        check_count(len(chosen), args.limit, f"jacite --limit {args.limit}",
+                    allow_fewer=getattr(args, "allow_fewer", False))
     return iter(chosen[: args.limit] if args.limit is not None else chosen)
 
 

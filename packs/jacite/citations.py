@@ -76,7 +76,8 @@ _FULL_RE = re.compile("|".join((
 )))
 _EN_TOKEN = re.compile(rf"(?P<num>{_EN_NUM})|{_EN_PARAGRAPH}|(?P<range>\bto\b|\bthrough\b|[–—~〜～])")
 _SUFFIX = rf"(?:{_SP}第{_SP}{_NUM}{_SP}[項号])*(?:{_SP}(?:本文|ただし書|前段|後段|柱書))?"
-_CHAIN = re.compile(rf"{_SUFFIX}(?:{_SP}{_CAPTION})?{_SP}(?P<conn>及び|および|並びに|ならびに|又は|または|若しくは|もしくは|、|，|,|・|と|や|から|ないし|〜|~){_SP}")
+_CONNECTORS = "及び|および|並びに|ならびに|又は|または|若しくは|もしくは|、|，|,|・|と|や|から|ないし|〜|~"
+_CHAIN = re.compile(rf"{_SUFFIX}(?:{_SP}{_CAPTION})?{_SP}(?P<conn>{_CONNECTORS}){_SP}")
 _UNTIL = re.compile(rf"{_SUFFIX}{_SP}まで")
 _RANGE_CONNECTORS = ("ないし", "〜", "~")  # ～ (full-width) is read as ~
 _MAX_RANGE = 1000

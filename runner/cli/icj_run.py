@@ -73,7 +73,8 @@ def run(args, graph) -> int:
 
     info = {"pack": pack.name, "pack_sha256": pack.sha256, "graph_source_hash": graph.source_hash,
             "tools": {t.name: t.does for t in tools}, "max_steps": args.max_steps,
-            "max_tokens": max_tokens, "search": SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus" if tools else None)}
+            "max_tokens": max_tokens,
+            "search": SEARCH_KIND.get(args.condition, "bm25 (lexical), cut corpus" if tools else None)}
     with contextlib.ExitStack() as stack:
         if args.embedded:
             from auditpacks.runner.serving.embedded import EmbeddedModel

@@ -20,8 +20,8 @@ def icj_pack(tmp_path_factory):
 
 
 def _expected(pack):
-    return [[{"role": "system", "content": s["metadata"]["system_prompt"]}, {"role": "user", "content": s["test_prompt"]}]
-            for s in pack.scenarios]
+    return [[{"role": "system", "content": s["metadata"]["system_prompt"]},
+             {"role": "user", "content": s["test_prompt"]}] for s in pack.scenarios]
 
 
 def test_openai_compatible_targets_get_system_and_user_turns(icj_pack, tmp_path):

@@ -131,7 +131,8 @@ def test_a_limit_over_the_selection_is_refused_unless_accepted(tmp_path, capsys)
     assert selection.select(pack, limit=4) == scenarios  # exactly as many: fine
     with pytest.raises(PackError) as err:
         selection.select(pack, limit=5)
-    assert str(err.value) == "p.json: --limit 5: asked for 5 scenarios, the selection has 4 (--allow-fewer accepts fewer)"
+    assert str(err.value) == ("p.json: --limit 5: asked for 5 scenarios, the selection has 4 "
+                              "(--allow-fewer accepts fewer)")
     with pytest.raises(PackError, match="asked for 3 scenarios, the selection has 2"):
         selection.select(pack, per_question_n=1, limit=3)  # counted after the per-question draw
     assert selection.select(pack, limit=5, allow_fewer=True) == scenarios
