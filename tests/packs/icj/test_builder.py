@@ -215,3 +215,17 @@ def test_a_limit_over_the_targets_is_refused_unless_accepted(tmp_path, capsys):
     assert main(["build", "icj", "--source", str(FIXTURES / "icj"), "--limit", "999", "--out", str(out)]) == 2
     assert "icj --limit 999: asked for 999 scenarios, the selection has" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_plain_text_messages_that_differ_per_target_keep_their_roles(tmp_path):
+    src = copy_source(tmp_path)
+    path = src / "data" / "inputs.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for i, row in enumerate(rows):  # another layout the card allows: system/user text fields, one system each
+        system, user = (m["content"] for m in row.pop("messages"))
+        row.update(system_prompt=f"{system} (variant {i})", user_prompt=user)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = load_pack(build(src, tmp_path / "p.json"))
+    assert [s["metadata"]["system_prompt"] for s in out.scenarios] == [r["system_prompt"] for r in rows]
+    assert [s["test_prompt"] for s in out.scenarios] == [r["user_prompt"] for r in rows]
+    assert "system_prompt" not in out.manifest["run"]  # no one system prompt for the whole run
