@@ -8,4 +8,4 @@ MAX_QUESTIONS = 64
 TIMEOUT_S = 600.0
 #: Output cap per target reply when neither ``--max-tokens`` nor the pack's run settings name one:
 #: no reply can generate without end. Judges and auditor models have their own caps.
-MAX_TOKENS = 4096
+MAX_TOKENS = 1024

@@ -54,11 +54,11 @@ def test_a_target_run_sends_the_default_cap_and_records_it(tmp_path):
     pack = write_pack(tmp_path / "tiny.json", 2)  # a pack whose manifest names no run settings
     with FakeOpenAI() as server:
         assert run_here(pack, tmp_path / "default", server.base_url) == 0
-        assert _sent_caps(server) == {(4096, 0.0)} and MAX_TOKENS == 4096
+        assert _sent_caps(server) == {(1024, 0.0)} and MAX_TOKENS == 1024
         server.reset_counts()
         assert run_here(pack, tmp_path / "given", server.base_url, "--max-tokens", "77") == 0
         assert _sent_caps(server) == {(77, 0.0)}
-    assert '"max_tokens": 4096' in json.dumps(run_file(tmp_path / "default"))
+    assert '"max_tokens": 1024' in json.dumps(run_file(tmp_path / "default"))
     assert '"max_tokens": 77' in json.dumps(run_file(tmp_path / "given"))
 
 
