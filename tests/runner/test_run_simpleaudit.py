@@ -41,6 +41,7 @@ def test_smoke_on_a_local_pack_writes_results_like_the_card(tmp_path, embedded_m
     assert "judge grounding" in done.stdout
     saved = json.loads((tmp_path / "results" / "jacite" / "smollm2.json").read_text())
     assert len(saved["results"]) == 3
+    assert json.loads((tmp_path / "results" / "smollm2.json").read_text())["results"] == saved["results"]
 
 
 def dead_endpoint() -> str:
