@@ -10,8 +10,9 @@ card's repository and file names in its entry): a local copy when there is one (
 ``hf download`` layout, or a pack built with ``auditpacks build``, in the current folder),
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
-line saying what to do. Same code as ``auditpacks run``; results go to
-``results/<model>.json``.
+line saying what to do. Same code as ``auditpacks run`` (its files in ``results/<pack>/``), and,
+as the card says, the results also at ``results/<model>.json`` (``qwen3:8b`` → ``qwen3_8b.json``;
+without ``--out``), so ``AuditResults.load("results/qwen3_8b.json")`` reads them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ except ModuleNotFoundError as exc:  # a plain script outside an installed auditp
 
 CARD = BENCHMARKS[CARD_RUNNER].card
 REACH_TIMEOUT = 3.0
+CARD_RESULTS = Path("results")  # the card: "saves every conversation to results/<model>.json"
 
 
 def local_pack(smoke: bool, folder: Path = Path(".")) -> Path | None:
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         return fail(exc)
     from auditpacks.runner.cli.main import USER_ERRORS, print_viewer, report_run
     from auditpacks.runner.execution.layout import run_folder
-    from auditpacks.runner.execution.run import run
+    from auditpacks.runner.execution.run import results_path, run
 
     try:
         config = config_from_args(args)
@@ -102,9 +104,34 @@ def main(argv: list[str] | None = None) -> int:
             record = run(config)
     except USER_ERRORS as exc:
         return fail(exc)
+    source = results_path(config, record)
+    if args.out is None and source.is_file():
+        print(f"run_simpleaudit: results {card_results(record, source)}", file=sys.stderr)
     code = report_run(record, as_json=False)
     print_viewer(run_folder(config.out, config.pack))
     return code
+
+
+def card_results(record, source: Path, folder: Path = CARD_RESULTS) -> Path:
+    """The run's (first round's) AuditResults file at the card's path, ``results/<model>.json``: a hard
+    link where the file system allows one (no second copy of a large file), else a copy; replaced whole."""
+    import os
+    import shutil
+
+    from auditpacks.runner.execution.config import model_slug
+
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{model_slug(record.model)}.json"
+    if target.resolve() == Path(source).resolve():
+        return target
+    partial = target.with_name(f".{target.name}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        os.link(source, partial)
+    except OSError:
+        shutil.copyfile(source, partial)
+    os.replace(partial, target)
+    return target
 
 
 if __name__ == "__main__":

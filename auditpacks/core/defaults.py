@@ -6,3 +6,6 @@ MAX_OPTIONS = 26
 MAX_QUESTIONS = 64
 #: Seconds per model-call attempt.
 TIMEOUT_S = 600.0
+#: Output cap per target reply when neither ``--max-tokens`` nor the pack's run settings name one:
+#: no reply can generate without end. Judges and auditor models have their own caps.
+MAX_TOKENS = 1024

@@ -23,6 +23,7 @@ from auditpacks.packs.codebook import section
 from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
 from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
 from auditpacks.packs.pack import PackWriter, source_entry
+from auditpacks.packs.sampling import check_count
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import Source, resolve_source, verify_checksums
 
@@ -46,15 +47,15 @@ def _gold_text(values: tuple[str, ...], cb: Mapping[str, Any]) -> str:
 
 
 def make_target_scenario(target: Target, prompt: Prompt, cb: Mapping[str, Any], condition: str) -> dict[str, Any]:
-    """One scenario: the prompt as the user turn, gold lists in metadata and restated in expected_behavior."""
-    system, user = prompt.system, prompt.user
-    test_prompt = cb["test_prompt"].format(system=system, user=user) if system.strip() else user
+    """One scenario: the user message as the user turn and the system message as ``metadata.system_prompt``
+    (sent in the system role), gold lists in metadata and restated in expected_behavior."""
+    system, user = prompt.system.strip(), prompt.user
     case_name = prompt.case.get("case_name") or f"ICJ case {target.case_id}"
     gold_text = {f"gold_{f}": _gold_text(target.gold[f], cb) for f in FAMILIES}
     return make_scenario(
         name=scenario_name(target.case_id, condition, target.target_document_id),
         description=cb["description"].format(decision=decision_phrase(target, cb), case_name=case_name).strip(),
-        test_prompt=test_prompt,
+        test_prompt=user,
         language="en",
         expected_behavior=[item.format(**gold_text) for item in cb["expected_behavior"]],
         category=cb["category"],
@@ -70,6 +71,7 @@ def make_target_scenario(target: Target, prompt: Prompt, cb: Mapping[str, Any], 
             "condition": condition,
             "case_name": case_name,
             "case_type": prompt.case.get("case_type"),
+            **({"system_prompt": system} if system else {}),
             **{GOLD_FIELDS[f]: list(target.gold[f]) for f in FAMILIES},
         },
         date_created=cb["date_created"],
@@ -98,6 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", required=True, help="dataset folder (hf download layout) or hf:VISAI-AI/icj-precedent-cite-bench")
     parser.add_argument("--out", required=True, type=Path, help="pack file to write (PACK.json; the manifest goes beside it)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N targets, in inputs.jsonl order")
+    parser.add_argument("--allow-fewer", action="store_true",
+                        help="accept fewer scenarios than --limit asks for (noted; by default refused)")
 
 
 def build(args: argparse.Namespace) -> Path:
@@ -114,7 +118,9 @@ def build(args: argparse.Namespace) -> Path:
     except FormatError as exc:
         raise PackError(str(exc)) from None
     system, system_path = _system_prompt(src, cb)
-    pairs = read_inputs(src.file(files["inputs"]), targets, cb, system)[: args.limit]
+    pairs = read_inputs(src.file(files["inputs"]), targets, cb, system)
+    check_count(len(pairs), args.limit, f"icj --limit {args.limit}", allow_fewer=getattr(args, "allow_fewer", False))
+    pairs = pairs[: args.limit]
     used = [files["inputs"], files["test"], files["manifest"]]
     if system_path is not None and any(p.rendered for _, p in pairs):
         used.append(system_path.relative_to(src.root).as_posix())
@@ -123,8 +129,11 @@ def build(args: argparse.Namespace) -> Path:
     sources = [source_entry(src.file(r), name=r, origin=src.origin) for r in used if src.file(r).is_file()]
     scenarios = [make_target_scenario(t, p, cb, condition) for t, p in pairs]
     smoke = [s["name"] for s in scenarios[: cb["smoke_size"]]]
-    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition,
-             "run": {"max_tokens": output_budget([t for t, _ in pairs], cb)}}
+    run = {"max_tokens": output_budget([t for t, _ in pairs], cb)}
+    systems = {p.system.strip() for _, p in pairs}
+    if len(systems) == 1 and "" not in systems:  # one system prompt for all: simpleaudit's run-level setting
+        run["system_prompt"] = systems.pop()
+    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition, "run": run}
     with PackWriter(args.out, BUILDER, sources=sources, filters={"limit": args.limit, "condition": condition},
                     extra=extra) as writer:
         for scenario, (target, prompt) in zip(scenarios, pairs):

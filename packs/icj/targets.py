@@ -117,18 +117,23 @@ STATUSES = ("valid", "partial", "error", "truncated")
 
 
 def validation_status(record: Mapping[str, Any], label: str = "record") -> str:
-    """The experiment parser's status (valid/partial/error) wherever a record keeps it; else "unrecorded".
+    """The experiment parser's status wherever a record keeps it, as given; never a reason to refuse a record.
 
-    A status that is none of those (``"validation": "oops"``) is a :class:`FormatError` naming the field.
+    The first of ``validation``, ``validation_status`` and ``status`` that is present: a string as
+    it is (``"ok"`` too); an object's ``status`` string, else its boolean ``valid`` ("valid" or
+    "not valid"); any other shape is ``"unrecognised"``. Without any, ``"unrecorded"``. The card:
+    every record "contain[s] predictions and [is] scored. Validation issues are preserved".
     """
     for key in ("validation", "validation_status", "status"):
         value = record.get(key)
         if value is None:
             continue
-        status = value.get("status") if type(value) is dict else value
-        if type(status) is not str or status not in STATUSES:
-            shown = repr(status)[:40] if type(value) is dict else repr(value)[:40]
-            raise FormatError(f"{label}: field {key}{'.status' if type(value) is dict else ''} is {shown}, "
-                              f"not one of {', '.join(STATUSES)}")
-        return status
+        if type(value) is str:
+            return value
+        if type(value) is dict:
+            if type(value.get("status")) is str:
+                return value["status"]
+            if type(value.get("valid")) is bool:
+                return "valid" if value["valid"] else "not valid"
+        return "unrecognised"
     return "unrecorded"

@@ -16,9 +16,10 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.packs.codebook import section
-from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source, smoke_task_ids
+from auditpacks.packs.iustitia.smoke import smoke_ids as find_smoke_ids
+from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source
 from auditpacks.packs.pack import PackWriter
-from auditpacks.packs.sampling import per_group
+from auditpacks.packs.sampling import check_count, per_group
 from auditpacks.packs.scenario import make_scenario
 
 TRACKS = ("full", "le26")
@@ -35,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-question", type=_positive, metavar="N", help="at most N tasks per question (seeded)")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed for --per-question (default 0)")
     parser.add_argument("--limit", type=_positive, metavar="N", help="keep only the first N scenarios")
+    parser.add_argument("--allow-fewer", action="store_true",
+                        help="accept fewer scenarios than --limit or the smoke set asks for "
+                             "(noted; by default refused)")
     parser.add_argument("--compare-to", type=Path, metavar="FILE",
                         help="published pack (simpleaudit/iustitia_marigonae.json): report every differing field")
 
@@ -51,9 +55,12 @@ def build(args: argparse.Namespace) -> Path:
     cb = section("iustitia")
     src = open_source(args.source)
     index = src.task_index(args.track, cb["max_options"])
-    smoke_ids, smoke_paths = _smoke_ids(src, index, cb)
+    smoke_ids, smoke_paths = find_smoke_ids(src, index, cb)
+    allow_fewer = getattr(args, "allow_fewer", False)
+    if args.smoke:
+        check_count(len(smoke_ids), len(cb["smoke"]["questions"]), "iustitia --smoke", allow_fewer=allow_fewer)
     chosen = select(index, smoke_ids=smoke_ids if args.smoke else None,
-                    per_question=args.per_question, seed=args.seed, limit=args.limit)
+                    per_question=args.per_question, seed=args.seed, limit=args.limit, allow_fewer=allow_fewer)
     chosen_ids = {row["task_id"] for row in chosen}
     by_id = {row["task_id"]: row for row in index}
     smoke_names = [scenario_name(cb, by_id[t]["question_id"], by_id[t]["unit_id"]) for t in smoke_ids if t in chosen_ids]
@@ -162,19 +169,8 @@ def _option(key: str, criteria: Mapping[str, str | None]) -> str:
     return f"'{key}' ({criteria[key]})" if criteria[key] else f"'{key}'"
 
 
-def _smoke_ids(src: IustitiaSource, index: list[dict], cb: Mapping[str, Any]) -> tuple[list[str], list[Path]]:
-    """The smoke tasks: from the source's published smoke pack, else the codebook's questions."""
-    path = src.smoke_file(cb["smoke"]["file"])
-    if path is not None:
-        return smoke_task_ids(path), [path]
-    first: dict[str, str] = {}
-    for row in index:
-        first.setdefault(row["question_id"], row["task_id"])
-    return [first[q] for q in cb["smoke"]["questions"] if q in first], []
-
-
 def select(index: list[dict], *, smoke_ids: list[str] | None = None, per_question: int | None = None,
-           seed: int = 0, limit: int | None = None) -> list[dict]:
+           seed: int = 0, limit: int | None = None, allow_fewer: bool = False) -> list[dict]:
     """The tasks to build: the smoke tasks, or a seeded sample of at most N per question; then the limit."""
     if smoke_ids is not None:
         by_id = {row["task_id"]: row for row in index}
@@ -186,6 +182,8 @@ def select(index: list[dict], *, smoke_ids: list[str] | None = None, per_questio
         chosen = per_group(index, per_question, seed=seed, key=lambda row: row["question_id"])
     else:
         chosen = list(index)
+    if limit is not None:
+        check_count(len(chosen), limit, f"iustitia --limit {limit}", allow_fewer=allow_fewer)
     return chosen[:limit] if limit is not None else chosen
 
 

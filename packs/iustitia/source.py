@@ -45,7 +45,7 @@ CONFIG_COLUMNS = {"documents": ("verdict_id", "text", "source_url"), "units": ("
 CONFIGS = ("tasks", *CONFIG_COLUMNS)
 #: Light task columns: enough to filter, sample and score without reading judgment texts.
 INDEX_COLUMNS = ("task_id", "unit_id", "verdict_id", "unit_type", "question_id", "is_canonical",
-                 "clef_supported", "options", "accepted_options")
+                 "clef_supported", "options", "accepted_options", "instructions")
 
 
 def open_source(spec: str, *, cache_dir: str | None = None) -> "IustitiaSource":

@@ -20,6 +20,7 @@ from auditpacks.packs.jacite import source as jacite_source
 from auditpacks.packs.jacite.citations import normalise_article_ref
 from auditpacks.packs.jacite.registry import load_registry, registry_to_manifest
 from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.sampling import check_count
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import resolve_source
 
@@ -32,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                          "(default: the bundled 民法 registry)")
     parser.add_argument("--language", choices=("ja", "en"), help="only questions in this language")
     parser.add_argument("--limit", type=int, help="only the first N questions (after the language filter)")
+    parser.add_argument("--allow-fewer", action="store_true",
+                        help="accept fewer scenarios than --limit asks for (noted; by default refused)")
 
 
 def generate_questions(registry: dict[str, Any], book: dict[str, Any]) -> list[dict[str, Any]]:
@@ -121,6 +124,9 @@ def smoke_names(scenarios: list[dict[str, Any]]) -> list[str]:
 
 def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     chosen = [q for q in questions if args.language in (None, q["language"])]
+    if args.limit is not None:
+        check_count(len(chosen), args.limit, f"jacite --limit {args.limit}",
+                    allow_fewer=getattr(args, "allow_fewer", False))
     return iter(chosen[: args.limit] if args.limit is not None else chosen)
 
 
@@ -144,6 +150,7 @@ def build(args: argparse.Namespace) -> Path:
         "grading": {"judge": "grounding",
                     "registry": registry_to_manifest({k: v for k, v in index.items() if k in used_laws})},
         "smoke": smoke_names(scenarios),
+        "run": dict(book["run"]),
         "questions": "generated (seed %d, %d per language)" % (book["seed"], book["per_language"])
         if generated else "questions.json",
     }

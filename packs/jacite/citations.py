@@ -49,17 +49,20 @@ _KANJI = "〇零一二三四五六七八九十百千万"
 _JOIN = "\u200b"  # stands in for a line break inside 第…条 (see _prepare); same length, so spans hold
 _SP = rf"[ \t\u3000{_JOIN}]*"
 _NUM = rf"[{_KANJI}\d{_JOIN}]++"
-_BRANCH = rf"(?:{_SP}の{_SP}{_NUM}(?![部分つ人回件個]))*"  # の一部 / の三分の一 are not branches
+_JO = "[条條]"  # 條: the traditional form
+_HYPHEN = "[-‐‑−]"  # ASCII, hyphen, non-breaking hyphen, minus (full-width － is read as ASCII)
+_BRANCH = rf"(?:{_SP}[のノ]{_SP}{_NUM}(?![部分つ人回件個]))*"  # の一部 / の三分の一 are not branches
 _NOT_WORD = r"(?![件約理項目規文]|例(?!え))"  # 第一条件, 3条例, 条約 … are not articles (but 第三条例えば is)
 _CAPTION = r"[（(][^（）()\n]{1,40}[）)]"  # （催告による解除）, (termination)
 _SUPPL_EN = r"(?i:supplementary\s+provisions?)"
 _EN_NUM = r"\d++(?:-\d++)*"
 _EN_PARAGRAPH = r"\s*\(\s*\w{1,4}\s*\)"  # (2), (iii), (a)
 _EN_SEPARATOR = r"\s*(?:,|and\b|or\b|&|to\b|through\b|[–—~〜～])\s*(?:and\s+|or\s+)?"
-_LIST_CONNECTOR = r"(?:(?<=法)|(?<=[、，,・と])|(?<=及び)|(?<=並びに)|(?<=又は)|(?<=若しくは)|(?<=から)|(?<=ないし))"
+_LIST_CONNECTOR = (r"(?:(?<=法)|(?<=[、，,・とや~〜])|(?<=及び)|(?<=および)|(?<=並びに)|(?<=ならびに)|(?<=又は)|(?<=または)"
+                   r"|(?<=若しくは)|(?<=もしくは)|(?<=から)|(?<=ないし))")
 _FULL_RE = re.compile("|".join((
     # 第…条 (附則 …第…条 tagged): 第五百四十一条, 第５４１条, 附則第一条
-    rf"(?P<suppl>附{_SP}則{_SP}(?:[（(][^）)\n]{{0,40}}[）)]{_SP})?)?第{_SP}(?P<ja>{_NUM}){_SP}条{_NOT_WORD}(?P<jab>{_BRANCH})",
+    rf"(?P<suppl>附{_SP}則{_SP}(?:[（(][^）)\n]{{0,40}}[）)]{_SP})?)?第{_SP}(?P<ja>{_NUM}(?:{_HYPHEN}{_NUM})*){_SP}{_JO}{_NOT_WORD}(?P<jab>{_BRANCH})",
     # Articles 541, 542 and 543 / Arts. 541 to 543 (… of the Supplementary Provisions)
     rf"(?P<enpre>{_SUPPL_EN},?\s+)?(?<![A-Za-z])(?:(?i:articles)|(?i:arts)\.)\s*"
     rf"(?P<enlist>{_EN_NUM}(?:\s*{_CAPTION}|{_EN_SEPARATOR}{_EN_NUM})*)(?P<enlistpost>\s+of\s+(?:the\s+)?{_SUPPL_EN})?",
@@ -67,15 +70,16 @@ _FULL_RE = re.compile("|".join((
     rf"(?P<enpre1>{_SUPPL_EN},?\s+)?(?<![A-Za-z])(?:(?i:article)\s+|(?i:art)\.\s*)(?P<en>{_EN_NUM})"
     rf"(?:{_EN_PARAGRAPH})*(?P<enpost>\s+of\s+(?:the\s+)?{_SUPPL_EN})?",
     # 541条, 民法541条
-    rf"(?<![\d第.．])(?P<bare>\d++){_SP}条{_NOT_WORD}(?P<bareb>{_BRANCH})",
+    rf"(?<![\d第.．\-‐‑−])(?P<bare>\d++(?:{_HYPHEN}\d++)*){_SP}{_JO}{_NOT_WORD}(?P<bareb>{_BRANCH})",
     # 民法五百四十一条, 第五百四十一条、五百四十二条 (the list case is checked in code)
-    rf"{_LIST_CONNECTOR}{_SP}(?P<kanji>[{_KANJI}]++)条{_NOT_WORD}(?P<kanjib>{_BRANCH})",
+    rf"{_LIST_CONNECTOR}{_SP}(?P<kanji>[{_KANJI}]++){_JO}{_NOT_WORD}(?P<kanjib>{_BRANCH})",
 )))
 _EN_TOKEN = re.compile(rf"(?P<num>{_EN_NUM})|{_EN_PARAGRAPH}|(?P<range>\bto\b|\bthrough\b|[–—~〜～])")
 _SUFFIX = rf"(?:{_SP}第{_SP}{_NUM}{_SP}[項号])*(?:{_SP}(?:本文|ただし書|前段|後段|柱書))?"
-_CHAIN = re.compile(rf"{_SUFFIX}(?:{_SP}{_CAPTION})?{_SP}(?P<conn>及び|並びに|又は|若しくは|、|，|,|・|と|から|ないし|〜|～){_SP}")
+_CONNECTORS = "及び|および|並びに|ならびに|又は|または|若しくは|もしくは|、|，|,|・|と|や|から|ないし|〜|~"
+_CHAIN = re.compile(rf"{_SUFFIX}(?:{_SP}{_CAPTION})?{_SP}(?P<conn>{_CONNECTORS}){_SP}")
 _UNTIL = re.compile(rf"{_SUFFIX}{_SP}まで")
-_RANGE_CONNECTORS = ("ないし", "〜", "～")
+_RANGE_CONNECTORS = ("ないし", "〜", "~")  # ～ (full-width) is read as ~
 _MAX_RANGE = 1000
 
 
@@ -88,8 +92,9 @@ class _Mention:
 
 
 def _parts(number: str, branch: str = "") -> tuple[int, ...] | None:
+    """第415-2条 and 第四百十五条の二 alike: the hyphenated levels of the number, then its の/ノ branches."""
     number, branch = number.replace(_JOIN, ""), branch.replace(_JOIN, "")
-    values = [kanji_to_int(number)] + [kanji_to_int(b) for b in re.findall(_NUM, branch)]
+    values = [kanji_to_int(n) for n in re.split(_HYPHEN, number)] + [kanji_to_int(b) for b in re.findall(_NUM, branch)]
     return None if None in values else tuple(values)
 
 
@@ -108,7 +113,7 @@ def _english(m: re.Match, supplementary: bool) -> Iterator[_Mention]:
 
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ＡＢ１２（） → AB12()
-_BROKEN = re.compile(rf"第(?:[{_KANJI}\d \t\u3000]|\r?\n){{1,24}}?条")
+_BROKEN = re.compile(rf"第(?:[{_KANJI}\d \t\u3000]|\r?\n){{1,24}}?{_JO}")
 
 
 def _prepare(text: str) -> str:

@@ -1,7 +1,9 @@
 """jacite-bench sources: the dataset's registry.json and questions.json, or the bundled 民法 registry.
 
 The dataset (``raihan-js/jacite-bench``) holds ``registry.json`` (laws → article titles and
-captions, from the e-Gov Law API v2), ``questions.json`` and ``benchmark.json``. Without it,
+captions, from the e-Gov Law API v2), ``questions.json`` and ``benchmark.json``: at the top of
+an ``hf download`` copy, under ``data/`` (``data/results/benchmark.json``) in a clone of the
+benchmark's GitHub repository. Which file is used is decided by its content. Without it,
 the bundled ``packs/data/minpo.json`` (民法 from e-Gov, 2024) is turned into a registry of
 the same shape: one entry per article title, deleted ranges collapsed back into one heading.
 """
@@ -23,6 +25,9 @@ BUNDLED_REGISTRY = "minpo.json"
 #: Everything else is optional: the law joins on ``law_id``, else on the law's name, else on the
 #: registry's only law; the language defaults to the script of the question; the id to its position.
 QUESTION_FIELDS = ("question",)
+#: Where each file lies: the HF dataset's layout first, then a clone of the GitHub repository.
+PLACES = {"registry.json": ("registry.json", "data/registry.json"),
+          "questions.json": ("questions.json", "data/questions.json")}
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -123,12 +128,42 @@ def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[
             raise PackError(f"{path.name}: expected an object with 'articles'")
         registry = registry_from_minpo(data, path.name)
         return registry, None, [source_entry(path, name=f"packs/data/{path.name}", origin="bundled")], path
-    registry_path = source.file("registry.json")
-    registry = validate_registry(read_json(registry_path), registry_path.name)
-    entries = [source_entry(registry_path, origin=source.origin)]
+    registry_path, data = locate(source, "registry.json", _is_registry)
+    registry = validate_registry(data, registry_path.name)
+    entries = [source_entry(registry_path, name=_relative(source, registry_path), origin=source.origin)]
     questions = None
-    questions_path = source.file("questions.json")
-    if questions_path.is_file():
-        questions = validate_questions(read_json(questions_path), questions_path.name, registry, english)
-        entries.append(source_entry(questions_path, origin=source.origin))
+    if any(source.file(place).is_file() for place in PLACES["questions.json"]):
+        questions_path, data = locate(source, "questions.json", lambda d: isinstance(d, list))
+        questions = validate_questions(data, questions_path.name, registry, english)
+        entries.append(source_entry(questions_path, name=_relative(source, questions_path), origin=source.origin))
     return registry, questions, entries, registry_path
+
+
+def _is_registry(data: Any) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("laws"), list)
+
+
+def _relative(source: Source, path: Path) -> str:
+    return path.relative_to(source.root).as_posix()
+
+
+def locate(source: Source, name: str, fits) -> tuple[Path, Any]:
+    """(path, parsed content) of the first of ``PLACES[name]`` whose content ``fits``; otherwise one line
+    naming the folder and every place looked at (and why a file there was not taken)."""
+    looked = []
+    first: tuple[Path, Any] | None = None
+    for place in PLACES[name]:
+        path = source.file(place)
+        if not path.is_file():
+            looked.append(f"{place} (absent)")
+            continue
+        data = read_json(path)
+        if fits(data):
+            return path, data
+        looked.append(f"{place} (not a jacite {name.removesuffix('.json')} file)")
+        first = first or (path, data)
+    if first is not None:  # only files of the wrong shape: let validation say what is wrong with the first
+        return first
+    where = source.origin if source.origin != "local" else str(source.root)
+    raise PackError(f"{name}: not found in {where}; looked at {', '.join(looked)} "
+                    "(an `hf download` copy or a clone of the benchmark's repository with its data/ folder)")

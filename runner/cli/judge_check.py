@@ -74,7 +74,8 @@ def main(args: argparse.Namespace) -> int:
         raise RunError(f"{args.pack}: its manifest names no benchmark with calibration items "
                        f"({', '.join(sorted(modules('judge_items')))}); "
                        "judge-check needs a pack built by auditpacks build")
-    chosen = select.select(pack, smoke=False, per_question_n=args.per_question, limit=args.limit, seed=args.seed)
+    chosen = select.select(pack, smoke=False, per_question_n=args.per_question, limit=args.limit, seed=args.seed,
+                           allow_fewer=True)  # a sample cap for calibration items
     items = with_probes(calibration_items(benchmark, pack.lazy(chosen), pack.manifest))
     if not items:
         raise RunError(f"{args.pack}: none of the {len(chosen)} chosen scenarios has what a calibration item needs")

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, MAX_TOKENS, TIMEOUT_S
 from auditpacks.core.registry import JUDGES, judge_flags
 from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
@@ -67,14 +67,19 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     selection.add_argument("--smoke", action="store_true", help="only the pack's smoke scenarios (3)")
     selection.add_argument("--per-question", type=integer(1), metavar="N", help="at most N scenarios per question (seeded)")
     selection.add_argument("--limit", type=integer(0), metavar="N", help="only the first N selected scenarios")
+    selection.add_argument("--allow-fewer", action="store_true",
+                           help="accept a selection smaller than --limit asks for (noted; by default refused)")
     selection.add_argument("--seed", type=integer(), default=0, help="sampling and decoding seed (default 0)")
     selection.add_argument("--repeats", type=int, default=1, metavar="N",
                            help="run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 "
                                 "(default 1)")
 
     execution = parser.add_argument_group("execution")
-    execution.add_argument("--temperature", type=number(0.0), default=0.0)
-    execution.add_argument("--max-tokens", type=integer(1), help="output budget per reply")
+    execution.add_argument("--temperature", type=number(0.0),
+                           help="target temperature (default: the pack's run settings, else 0)")
+    execution.add_argument("--max-tokens", type=integer(1),
+                           help=f"output cap per target reply (default: the pack's run settings, else {MAX_TOKENS}; "
+                                "at least 256 for the embedded model)")
     execution.add_argument("--concurrency", type=integer(1), default=1,
                            help="workers, each running whole documents one after another (default 1)")
     execution.add_argument("--timeout", type=number(0.0, above=True), default=TIMEOUT_S,
@@ -164,10 +169,16 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     judges = judge_models(args)
     decision = args.decision or ("url" if args.decision_url else None)
     grader_options = {flag.option: value for flag in judge_flags() if (value := getattr(args, _dest(flag.flag)))}
+    settings = pack_run_settings(getattr(args, "pack", None))
     max_tokens = args.max_tokens
-    if max_tokens is None and args.target is None and decision is None:
+    if max_tokens is None and decision is None:
+        budget = _positive_int(settings.get("max_tokens"))
         # the embedded model is small: keep demo and smoke runs short, unless the pack needs a longer answer
-        max_tokens = max(256, pack_output_budget(getattr(args, "pack", None)) or 0)
+        max_tokens = max(256, budget or 0) if args.target is None else budget or MAX_TOKENS
+    temperature = args.temperature
+    if temperature is None:
+        value = settings.get("temperature", 0.0)
+        temperature = float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
     return RunConfig(
         pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
         base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
@@ -180,8 +191,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
         auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
         auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, seed=args.seed, repeats=args.repeats,
-        temperature=args.temperature, max_tokens=max_tokens, concurrency=args.concurrency,
+        smoke=args.smoke, per_question=args.per_question, limit=args.limit, allow_fewer=args.allow_fewer,
+        seed=args.seed, repeats=args.repeats,
+        temperature=temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
         retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
@@ -192,13 +204,17 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
-def pack_output_budget(pack: Path | None) -> int | None:
-    """The output budget a pack's manifest asks for (``run.max_tokens``), None when it names none."""
+def pack_run_settings(pack: Path | None) -> dict:
+    """The run settings a pack's manifest carries (``run``: e.g. ``max_tokens``, ``temperature``), {} when none."""
     from auditpacks.packs.pack import manifest_path
 
     path = manifest_path(pack) if pack else None
     try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("run", {}).get("max_tokens") if path else None
+        value = json.loads(path.read_text(encoding="utf-8")).get("run", {}) if path else {}
     except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) and value > 0 else None
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _positive_int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

@@ -18,6 +18,7 @@ import os
 import time
 from pathlib import Path
 
+from auditpacks.core.defaults import MAX_TOKENS
 from auditpacks.core.errors import UserError
 from auditpacks.core.run_files import record_name
 
@@ -33,7 +34,8 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
     action.add_argument("--target", help="model name (with --base-url)")
     action.add_argument("--api-key-env", help="environment variable holding the API key")
     action.add_argument("--max-steps", type=int, default=8, help="model calls that may ask for tools (default 8)")
-    action.add_argument("--max-tokens", type=int, help="output-token cap per model call")
+    action.add_argument("--max-tokens", type=int, help="output-token cap per model call (default: the pack's "
+                        f"run settings, else {MAX_TOKENS})")
     action.add_argument("--limit", type=int, help="first N scenarios only")
     action.add_argument("--out", type=Path, required=True, help="folder for results, traces, run record and cache")
     action.add_argument("--fresh", action="store_true", help="start over instead of resuming the folder's journal")
@@ -64,6 +66,7 @@ def run(args, plugin) -> int:
     pack = load_pack(args.pack)
     setup = plugin.setup(args, pack)
     scenarios = pack.scenarios[: args.limit] if args.limit else pack.scenarios
+    max_tokens = args.max_tokens or int(((pack.manifest or {}).get("run") or {}).get("max_tokens") or MAX_TOKENS)
     started, clock = dt.datetime.now(dt.timezone.utc), time.monotonic()
     with contextlib.ExitStack() as stack:
         if args.embedded:
@@ -75,14 +78,14 @@ def run(args, plugin) -> int:
             base_url, model = args.base_url, args.target
         cache = None if args.no_response_cache else args.out / RESPONSES
         loop = ToolLoop(endpoint_model(base_url, model, api_key=key, cache=cache), max_steps=args.max_steps,
-                        max_tokens=args.max_tokens, final_nudge=setup.final_nudge)
+                        max_tokens=max_tokens, final_nudge=setup.final_nudge)
         stack.callback(loop.close)
         stem = model_stem(model)
         setup.info.update({"pack": pack.path.name, "pack_sha256": pack.sha256, "max_steps": args.max_steps,
-                           "model": model, "base_url": base_url})
+                           "max_tokens": max_tokens, "model": model, "base_url": base_url})
         counts, results = run_with_tools(scenarios, loop, setup, out=args.out, stem=stem, fresh=args.fresh)
         requests = dict(loop.model.counts)
-    parameters = {"condition": setup.condition.name, "max_steps": args.max_steps, "max_tokens": args.max_tokens,
+    parameters = {"condition": setup.condition.name, "max_steps": args.max_steps, "max_tokens": max_tokens,
                   "temperature": 0.0, "limit": args.limit}
     record = tool_run_record(pack, scenarios, results, stem=stem, judge=setup.judge, condition=setup.condition,
                              model=model, base_url=base_url, embedded=args.embedded, parameters=parameters,

@@ -52,6 +52,7 @@ class RunConfig:
     smoke: bool = False
     per_question: int | None = None
     limit: int | None = None
+    allow_fewer: bool = False            # --limit over a smaller selection: run what there is (noted)
     seed: int = 0
     repeats: int = 1                     # rounds: every scenario runs this many times, round N with seed + N - 1
     # decoding and execution

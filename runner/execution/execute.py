@@ -158,7 +158,8 @@ async def run_scenarios(
                 scheduler.release(lease)
 
     async def one(index: int, lease: Lease, scenario: dict[str, Any]) -> None:
-        log = turns.begin(key=keys[index], lane=lease.lane, group=lease.key)
+        log = turns.begin(key=keys[index], lane=lease.lane, group=lease.key,
+                          system=(scenario.get("metadata") or {}).get("system_prompt"))
         try:
             result = await simpleaudit_adapter.run_scenario(engine, scenario_arguments(scenario), params=params,
                                                             before_judge=log.annotate)

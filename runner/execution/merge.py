@@ -122,7 +122,7 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int], res
                          f"{record.pack.sha256[:12]}…)")
     p = record.parameters
     chosen = select.select(pack, smoke=p.get("smoke", False), per_question_n=p.get("per_question"),
-                           limit=p.get("limit"), seed=p.get("seed", 0))
+                           limit=p.get("limit"), seed=p.get("seed", 0), allow_fewer=True)
     if selection_hash(chosen) != record.shard["selection_sha256"]:
         raise MergeError(f"{pack_path.name}: the recorded selection does not match this pack's")
     scenarios = [chosen[i] for i in positions]

@@ -162,7 +162,7 @@ def run(config: RunConfig) -> RunRecord:
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                              limit=config.limit, seed=config.seed)
+                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
     if config.batch_questions < 1:
         raise RunError(f"--batch-questions must be at least 1, got {config.batch_questions}")
     if config.repeats < 1:

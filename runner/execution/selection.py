@@ -6,16 +6,15 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import Pack
-from auditpacks.packs.sampling import per_group
-
-SMOKE_SIZE = 3
-
+from auditpacks.packs.sampling import check_count, per_group
 
 def smoke_subset(pack: Pack) -> list[dict[str, Any]]:
-    """The scenarios the pack's manifest names as its smoke set, else its first three."""
+    """The scenarios the pack's manifest names as its smoke set; a pack that names none is refused
+    (its first scenarios are no smoke set)."""
     names = (pack.manifest or {}).get("smoke")
     if not names:
-        return pack.scenarios[:SMOKE_SIZE]
+        raise PackError(f"{pack.path.name}: the manifest names no smoke scenarios (field smoke); "
+                        "use --limit N for the first N, or rebuild the pack")
     by_name = {s["name"]: s for s in pack.scenarios}
     missing = [n for n in names if n not in by_name]
     if missing:
@@ -36,8 +35,10 @@ def select(
     limit: int | None = None,
     seed: int = 0,
     names: list[str] | None = None,
+    allow_fewer: bool = False,
 ) -> list[dict[str, Any]]:
-    """The scenarios to run, in pack order."""
+    """The scenarios to run, in pack order. ``--limit N`` over a smaller selection is refused unless
+    ``allow_fewer`` (then noted on stderr)."""
     if smoke:
         chosen = smoke_subset(pack)
     elif names:
@@ -54,5 +55,6 @@ def select(
                             "one (metadata.question_id); use --limit or --smoke")
         chosen = per_question(chosen, per_question_n, seed=seed)
     if limit is not None:
+        check_count(len(chosen), limit, f"{pack.path.name}: --limit {limit}", allow_fewer=allow_fewer)
         chosen = chosen[:limit]
     return chosen

@@ -54,6 +54,9 @@ def _append(journal: Path, entry: dict) -> None:
 
 
 def _messages(scenario: Mapping[str, Any], system: str | None) -> list[dict[str, str]]:
+    """The scenario's own system message (``metadata.system_prompt``), then the condition's, as one system turn."""
+    own = (scenario.get("metadata") or {}).get("system_prompt")
+    system = "\n\n".join(s for s in (own if isinstance(own, str) else None, system) if s)
     messages = [{"role": "system", "content": system}] if system else []
     return messages + [{"role": "user", "content": scenario["test_prompt"]}]
 

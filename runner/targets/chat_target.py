@@ -7,7 +7,9 @@ included, in one call), keeps reasoning (the provider's field, or ``<think>`` bl
 the content) apart from the answer, and returns a :class:`ChatResponse` whose ``reply``
 carries the reply's facts; the reply is also added to the scenario's log, which puts
 them on the transcript. The request names the scenario's lane, for slot pinning, and,
-when the model has several endpoints, the document it is placed by (:func:`document_of`).
+when the model has several endpoints, the document it is placed by (:func:`document_of`). A
+scenario that carries its own system message (``metadata.system_prompt``, as ICJ inputs do)
+sends it in the system role instead of the run's ``--system-prompt``, whatever the provider.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ class ChatTarget(RunTarget):
                    response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                    context: TargetContext | None = None) -> ChatResponse:
         log = turns.current()
+        if log is not None and log.system:  # the scenario's own system message wins over the run's
+            system = log.system
         request = Request(
             messages=self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri),
             params=dict(params or {}), response_format=response_format,

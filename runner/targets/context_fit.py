@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditpacks.core.defaults import MAX_TOKENS
+
 TEMPLATE_TOKENS = 64
 MESSAGE_TOKENS = 8
 IMAGE_TOKENS = 1024
 MIN_NUM_CTX = 2048
-DEFAULT_OUTPUT_BUDGET = 1024
+DEFAULT_OUTPUT_BUDGET = MAX_TOKENS  # the output cap a target gets when none is given
 
 
 class PromptTooLong(ValueError):

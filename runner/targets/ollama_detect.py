@@ -64,7 +64,8 @@ def prompt_estimates(scenarios: Iterable[dict[str, Any]], system: str | None) ->
     estimates = []
     for scenario in scenarios:
         prompt = scenario.get("test_prompt") or scenario.get("description") or ""
-        messages = stock_messages(system=system, user=prompt, documents=scenario.get("documents"))
+        own = (scenario.get("metadata") or {}).get("system_prompt")  # a scenario's own system message wins
+        messages = stock_messages(system=own or system, user=prompt, documents=scenario.get("documents"))
         estimates.append(context_fit.estimate_tokens(flat_messages(messages)))
     return estimates
 

@@ -32,6 +32,7 @@ class ScenarioLog:
     key: str | None = None      # the scenario's journal key
     lane: int | None = None     # the slot lane its group holds (0-based; pinned as llama.cpp's id_slot)
     group: str | None = None    # its group's document key (where several endpoints place it)
+    system: str | None = None   # the scenario's own system message (metadata.system_prompt), sent in its role
     replies: list[Reply] = field(default_factory=list)       # the target's replies, in order
     oversize: str | None = None
     judge_replies: list[dict[str, Any]] = field(default_factory=list)  # raw judge replies, in order
@@ -58,9 +59,10 @@ class ScenarioLog:
 _current: contextvars.ContextVar[ScenarioLog | None] = contextvars.ContextVar("auditpacks_scenario", default=None)
 
 
-def begin(*, key: str | None = None, lane: int | None = None, group: str | None = None) -> ScenarioLog:
+def begin(*, key: str | None = None, lane: int | None = None, group: str | None = None,
+          system: str | None = None) -> ScenarioLog:
     """Start a fresh log for the scenario running in the current task."""
-    log = ScenarioLog(key=key, lane=lane, group=group)
+    log = ScenarioLog(key=key, lane=lane, group=group, system=system)
     _current.set(log)
     return log
 

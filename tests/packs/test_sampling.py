@@ -1,4 +1,5 @@
-"""Seeded per-group sampling: at most n per group, input order kept, the draw fixed by the seed alone."""
+"""Seeded per-group sampling (at most n per group, input order kept, the draw fixed by the seed alone),
+and the rule for a selection smaller than asked."""
 
 import pytest
 
@@ -44,3 +45,18 @@ def test_keys_of_other_types_are_grouped_by_value():
     items = [10, 9, 10, 9, 10]
     chosen = per_group(items, 1, seed=3, key=lambda x: x)
     assert sorted(chosen) == [9, 10]
+
+
+def test_check_count_refuses_a_shortfall_unless_accepted(capsys):
+    from auditpacks.core.errors import PackError
+    from auditpacks.packs.sampling import check_count
+
+    check_count(3, 3, "x")
+    check_count(5, None, "x")  # nothing asked
+    with pytest.raises(PackError) as err:
+        check_count(2, 3, "p.json: --limit 3")
+    assert str(err.value) == ("p.json: --limit 3: asked for 3 scenarios, the selection has 2 "
+                              "(--allow-fewer accepts fewer)")
+    check_count(2, 3, "p.json: --limit 3", allow_fewer=True)
+    assert capsys.readouterr().err == ("note: p.json: --limit 3: asked for 3 scenarios, the selection has 2; "
+                                       "going on with 2 (--allow-fewer)\n")

@@ -41,6 +41,7 @@ def test_smoke_on_a_local_pack_writes_results_like_the_card(tmp_path, embedded_m
     assert "judge grounding" in done.stdout
     saved = json.loads((tmp_path / "results" / "jacite" / "smollm2.json").read_text())
     assert len(saved["results"]) == 3
+    assert json.loads((tmp_path / "results" / "smollm2.json").read_text())["results"] == saved["results"]
 
 
 def dead_endpoint() -> str:
@@ -91,3 +92,27 @@ def test_the_last_line_is_the_studio_viewer_command_for_the_results_folder(tmp_p
     assert done.stderr.rstrip().splitlines()[-1] == ("auditpacks: view the results: uvx simpleaudit-studio "
                                                      f"--visualize-only --results_dir {tmp_path / 'out'}")
     assert "simpleaudit serve" not in done.stdout + done.stderr
+
+
+def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch, capsys):
+    from simpleaudit import AuditResults
+
+    from auditpacks.core.run_files import results_name
+    from auditpacks.runner import run_simpleaudit
+    from auditpacks.runner.execution.config import model_stem
+    from auditpacks.runner.execution.layout import run_folder
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.support.tiny_pack import write_pack
+
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    with FakeOpenAI() as server:
+        assert run_simpleaudit.main(["--pack", str(pack), "--target", "qwen3:8b", "--base-url", server.base_url,
+                                     "--quiet"]) == 0
+    card = tmp_path / "results" / "qwen3_8b.json"  # the card's AuditResults.load("results/qwen3_8b.json")
+    assert len(AuditResults.load(str(card))) == 3
+    assert "run_simpleaudit: results results/qwen3_8b.json" in capsys.readouterr().err
+    # the project's own layout is kept beside it: results/<pack>/<stem>.json with the same results
+    own = run_folder(None, pack) / results_name(model_stem("qwen3:8b"))
+    assert own.parent.name == "tiny" and own.name != "qwen3_8b.json"
+    assert json.loads(own.read_text())["results"] == json.loads(card.read_text())["results"]

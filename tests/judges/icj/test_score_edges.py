@@ -84,8 +84,6 @@ def test_a_single_round_shows_no_deviation_and_nothing_missing(target):
                                            "not an object"),
     (lambda r: {k: v for k, v in r.items() if k != "target_document_id"},
      "predictions record #1: field target_document_id is missing"),
-    (lambda r: {**r, "validation": {"status": "fine"}},
-     "predictions record #1: field validation.status is 'fine', not one of valid, partial, error, truncated"),
 ])
 def test_record_errors_word_for_word(target, change, message):
     with pytest.raises(FormatError) as err:

@@ -61,11 +61,12 @@ def test_scenario_fields(pack):
     assert "reference list is empty" in s["expected_behavior"][1]
 
 
-def test_prompt_is_system_then_user_messages(pack):
+def test_system_and_user_messages_keep_their_roles(pack):
     record = json.loads((FIX / "data" / "inputs.jsonl").read_text().splitlines()[3])
     system, user = (m["content"] for m in record["messages"])
     s = pack.scenarios[3]
-    assert s["test_prompt"] == f"{system}\n\n{user}"
+    assert s["test_prompt"] == user and s["metadata"]["system_prompt"] == system  # sent as the system turn
+    assert system not in s["test_prompt"]
     assert "053" not in s["test_prompt"] and "S/RES/1515" not in s["test_prompt"]  # no gold in the prompt
     assert "S/RES/1515(2003)" in s["expected_behavior"][3]
 
@@ -107,7 +108,9 @@ def copy_source(tmp_path, drop_messages=False, drop_protocol=False):
 def test_renders_input_with_protocol_system_prompt(tmp_path):
     out = load_pack(build(copy_source(tmp_path, drop_messages=True), tmp_path / "p.json"))
     prompt = out.scenarios[2]["test_prompt"]
-    assert prompt.startswith(SYSTEM + "\n\nCase description (JSON):\n{\n  \"applicant\": \"Nicaragua\",")
+    assert out.scenarios[2]["metadata"]["system_prompt"] == SYSTEM
+    assert out.manifest["run"]["system_prompt"] == SYSTEM  # one for all: also simpleaudit's run-level setting
+    assert prompt.startswith("Case description (JSON):\n{\n  \"applicant\": \"Nicaragua\",")
     assert "cite in\nits decision of 1986-06-27 in this case?" in prompt
     assert '{"citation_case_ids": [...], "citation_provision_keys": [...], "citation_resolution_symbols": [...]}' in prompt
     assert "protocol/system_prompt.txt" in [e["name"] for e in out.manifest["sources"]]
@@ -115,7 +118,8 @@ def test_renders_input_with_protocol_system_prompt(tmp_path):
 
 def test_renders_with_codebook_system_prompt_without_protocol(tmp_path):
     out = load_pack(build(copy_source(tmp_path, drop_messages=True, drop_protocol=True), tmp_path / "p.json"))
-    assert out.scenarios[0]["test_prompt"].startswith(section("icj")["system_prompt"].strip() + "\n\n")
+    assert out.scenarios[0]["metadata"]["system_prompt"] == section("icj")["system_prompt"].strip()
+    assert out.scenarios[0]["test_prompt"].startswith("Case description (JSON):")
 
 
 def rewrite(path, index, **change):
@@ -202,3 +206,26 @@ def test_hf_source_is_resolved_with_the_card_layout(tmp_path, monkeypatch):
     out = load_pack(build("hf:VISAI-AI/icj-precedent-cite-bench", tmp_path / "p.json"))
     assert calls == [("hf:VISAI-AI/icj-precedent-cite-bench", ["data/*", "protocol/*", "manifest.json", "SHA256SUMS"])]
     assert {e["origin"] for e in out.manifest["sources"]} == {"hf:VISAI-AI/icj-precedent-cite-bench@0123abcd"}
+
+
+def test_a_limit_over_the_targets_is_refused_unless_accepted(tmp_path, capsys):
+    from auditpacks.runner.cli.main import main
+
+    out = tmp_path / "icj.json"
+    assert main(["build", "icj", "--source", str(FIXTURES / "icj"), "--limit", "999", "--out", str(out)]) == 2
+    assert "icj --limit 999: asked for 999 scenarios, the selection has" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_plain_text_messages_that_differ_per_target_keep_their_roles(tmp_path):
+    src = copy_source(tmp_path)
+    path = src / "data" / "inputs.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for i, row in enumerate(rows):  # another layout the card allows: system/user text fields, one system each
+        system, user = (m["content"] for m in row.pop("messages"))
+        row.update(system_prompt=f"{system} (variant {i})", user_prompt=user)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = load_pack(build(src, tmp_path / "p.json"))
+    assert [s["metadata"]["system_prompt"] for s in out.scenarios] == [r["system_prompt"] for r in rows]
+    assert [s["test_prompt"] for s in out.scenarios] == [r["user_prompt"] for r in rows]
+    assert "system_prompt" not in out.manifest["run"]  # no one system prompt for the whole run

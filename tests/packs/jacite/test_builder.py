@@ -94,3 +94,57 @@ def test_malformed_registry_entry_is_one_line_and_writes_nothing(tmp_path, capsy
     assert err == ("auditpacks: error: registry.json: law 129AC0000000089 article #2 field 'article' "
                    "is missing or not a string")
     assert not out.parent.exists() or not any(out.parent.iterdir())
+
+
+def _clone(tmp_path, questions: bool = True) -> Path:
+    """A clone of the benchmark's GitHub repository: code at the top, the data under data/."""
+    clone = tmp_path / "jacite-bench"
+    (clone / "data" / "results").mkdir(parents=True)
+    (clone / "src" / "jacite").mkdir(parents=True)
+    (clone / "README.md").write_text("# jacite-bench\n")
+    (clone / "pyproject.toml").write_text("[project]\nname = 'jacite'\n")
+    (clone / "data" / "registry.json").write_bytes((FIXTURES / "registry.json").read_bytes())
+    if questions:
+        (clone / "data" / "questions.json").write_bytes((FIXTURES / "questions.json").read_bytes())
+    (clone / "data" / "results" / "benchmark.json").write_bytes((FIXTURES / "benchmark.json").read_bytes())
+    return clone
+
+
+def test_a_clone_of_the_repository_builds_the_same_pack_as_the_hf_layout(tmp_path):
+    hf, clone = tmp_path / "hf.json", tmp_path / "clone.json"
+    assert main(["build", "jacite", "--source", str(FIXTURES), "--out", str(hf)]) == 0
+    assert main(["build", "jacite", "--source", str(_clone(tmp_path)), "--out", str(clone)]) == 0
+    assert clone.read_bytes() == hf.read_bytes()
+    assert len(load_pack(clone).scenarios) == 8  # the fixture's 8 questions, none dropped
+    names = {entry["name"] for entry in load_pack(clone).manifest["sources"]}
+    assert names == {"data/registry.json", "data/questions.json"}
+
+
+def test_the_file_is_chosen_by_content(tmp_path):
+    clone = _clone(tmp_path)
+    (clone / "registry.json").write_text('{"note": "not a registry"}')  # a stray file at the top
+    out = tmp_path / "pack.json"
+    assert main(["build", "jacite", "--source", str(clone), "--out", str(out)]) == 0
+    assert {e["name"] for e in load_pack(out).manifest["sources"]} == {"data/registry.json", "data/questions.json"}
+
+
+def test_a_folder_without_the_data_says_where_it_looked(tmp_path, capsys):
+    empty = tmp_path / "checkout"
+    empty.mkdir()
+    (empty / "README.md").write_text("# jacite-bench\n")  # a clone without data/, which git ignores
+    out = tmp_path / "out.json"
+    assert main(["build", "jacite", "--source", str(empty), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"registry.json: not found in {empty}" in err
+    assert "registry.json (absent), data/registry.json (absent)" in err
+    assert not out.exists()
+
+
+def test_a_limit_over_the_questions_is_refused_unless_accepted(tmp_path, capsys):
+    out = tmp_path / "pack.json"
+    assert main(["build", "jacite", "--source", str(FIXTURES), "--limit", "9", "--out", str(out)]) == 2
+    assert "jacite --limit 9: asked for 9 scenarios, the selection has 8" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["build", "jacite", "--source", str(FIXTURES), "--limit", "9", "--allow-fewer", "--out", str(out)]) == 0
+    assert len(load_pack(out).scenarios) == 8

@@ -198,6 +198,35 @@ def test_expand_ranges():
     assert extract_citations("第三条から第五条の規定により", expand_ranges=True) == ["3", "5"]
 
 
+# Forms a reply may take beyond jacite-bench's own: hyphenated branches, ノ, 條, lists after および / や,
+# wave-dash ranges. Expected ids are read off the text by hand; upstream is the published regex's reading.
+@pytest.mark.parametrize("text, full, upstream", [
+    ("民法第415-2条", ["415-2"], []),                     # never a phantom article 2
+    ("第５４１－２条", ["541-2"], []),                     # full-width digits and hyphen
+    ("415-2条の規定", ["415-2"], []),
+    ("第四百十五条ノ二", ["415-2"], ["415"]),
+    ("第四百十五條", ["415"], []),
+    ("第四百十五條の二", ["415-2"], []),
+    ("第1条および第2条", ["1", "2"], ["1", "2"]),
+    ("第1条および2条", ["1", "2"], ["1"]),
+    ("第五百四十一条および五百四十二条", ["541", "542"], ["541"]),
+    ("第五百四十一条や五百四十二条", ["541", "542"], ["541"]),
+    ("第541条や第542条", ["541", "542"], ["541", "542"]),
+    ("第3条～第5条", ["3", "5"], ["3", "5"]),               # a range gives its two ends, as the benchmark counts
+    ("第3条〜5条", ["3", "5"], ["3"]),
+    ("第一条ノ一部", ["1"], ["1"]),                          # ノ + counter is no branch
+])
+def test_further_reply_forms(text, full, upstream):
+    assert extract_citations(text) == full
+    assert extract_citations(text, "upstream") == upstream
+
+
+def test_wave_dash_is_a_range():
+    assert extract_citations("第3条～第5条", expand_ranges=True) == ["3", "4", "5"]
+    assert extract_citations("第三条〜五条", expand_ranges=True) == ["3", "4", "5"]
+    assert extract_citations("第1条および第3条", expand_ranges=True) == ["1", "3"]  # a list, not a range
+
+
 # -- registry titles ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("title, ids", [

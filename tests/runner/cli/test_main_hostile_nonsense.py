@@ -112,15 +112,25 @@ def test_empty_packs_and_prediction_files_are_refused(tmp_path, capsys):
     assert not (tmp_path / "s.json").exists()
 
 
-def test_an_icj_validation_that_is_not_a_status_is_refused(tmp_path, capsys):
+def test_icj_validation_metadata_of_other_shapes_is_kept_and_every_record_scored(tmp_path):
     fixtures = FIXTURES / "icj"
     lines = (fixtures / "results" / "predictions.jsonl").read_text().splitlines()
-    record = json.loads(lines[0])
-    record["validation"] = "oops"
-    (tmp_path / "pred.jsonl").write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
-    assert main(["score", "icj", "--pred", str(tmp_path / "pred.jsonl"), "--test",
-                 str(fixtures / "data" / "test.jsonl"), "--out", str(tmp_path / "s.json")]) == 2
-    assert "validation" in one_line_error(capsys)
+    shapes = [{"validation": {"valid": True, "issues": []}}, {"validation": "ok"}, {"status": "partial"}]
+    changed = []
+    for i, line in enumerate(lines):
+        record = {k: v for k, v in json.loads(line).items() if k not in ("validation", "validation_status", "status")}
+        changed.append(json.dumps({**record, **shapes[i % 3]}))
+    (tmp_path / "pred.jsonl").write_text("\n".join(changed) + "\n")
+    test = str(fixtures / "data" / "test.jsonl")
+    assert main(["score", "icj", "--pred", str(fixtures / "results" / "predictions.jsonl"), "--test", test,
+                 "--out", str(tmp_path / "as_published.json")]) == 0
+    assert main(["score", "icj", "--pred", str(tmp_path / "pred.jsonl"), "--test", test,
+                 "--out", str(tmp_path / "s.json")]) == 0
+    ours, published = (json.loads((tmp_path / n).read_text()) for n in ("s.json", "as_published.json"))
+    assert ours["results"] == published["results"] and ours["records"] == len(lines)
+    n = len(lines)
+    expected = {"valid": -(-n // 3), "ok": -(-(n - 1) // 3), "partial": n // 3}
+    assert ours["validation"] == {k: v for k, v in sorted(expected.items()) if v}
 
 
 def test_a_200_reply_of_the_wrong_shape_is_that_scenario_error(tmp_path, capsys):

@@ -116,3 +116,20 @@ def test_cypher_semantic_searches_the_copys_vectors_with_the_endpoints_query_vec
         found = json.loads(trace["steps"][1]["result"])
         assert found["method"] == "vector (cosine), cut corpus" and len(found["passages"]) == 3
         assert all(date < trace["cutoff"] for date in found["source_dates"])
+
+
+def test_every_tool_loop_call_is_capped_and_carries_the_inputs_system_message(pack, tmp_path):
+    from auditpacks.packs.pack import load_pack
+
+    built = load_pack(pack)
+    with ScriptedToolServer(script) as server:
+        assert _run(pack, tmp_path, "Designed Tools Only", server) == 0
+        bodies = server.requests
+    budget = built.manifest["run"]["max_tokens"]  # the pack's output budget: no call generates without end
+    assert budget and all(b.get("max_tokens") == budget for b in bodies)
+    systems = {b["messages"][0]["content"] for b in bodies if b["messages"][0]["role"] == "system"}
+    own = {s["metadata"]["system_prompt"] for s in built.scenarios}
+    assert len(systems) == 1 and len(own) == 1
+    assert systems.pop().startswith(own.pop() + "\n\n")  # the inputs' system message, then the condition's
+    _, tools_file, _ = tool_run_names("scripted")
+    assert json.loads((tmp_path / "out" / "Designed Tools Only" / tools_file).read_text())["max_tokens"] == budget

@@ -26,11 +26,14 @@ def _pack(tmp_path, scenarios, manifest=None):
     return Pack(path=tmp_path / "p.json", scenarios=scenarios, manifest=manifest, sha256="")
 
 
-def test_smoke_is_the_manifest_list_in_its_order_else_the_first_three(tmp_path):
+def test_smoke_is_the_manifest_list_in_its_order_and_never_the_first_three(tmp_path):
     scenarios = [_s(i) for i in range(5)]
     assert selection.select(_pack(tmp_path, scenarios)) == scenarios
-    assert selection.select(_pack(tmp_path, scenarios), smoke=True) == scenarios[:3]
-    assert selection.select(_pack(tmp_path, scenarios, {"smoke": []}), smoke=True) == scenarios[:3]
+    for manifest in (None, {}, {"smoke": []}):
+        with pytest.raises(PackError) as err:
+            selection.select(_pack(tmp_path, scenarios, manifest), smoke=True)
+        assert str(err.value) == ("p.json: the manifest names no smoke scenarios (field smoke); "
+                                  "use --limit N for the first N, or rebuild the pack")
     assert selection.select(_pack(tmp_path, scenarios, {"smoke": ["S4", "S1"]}), smoke=True) == [scenarios[4], scenarios[1]]
     with pytest.raises(PackError) as err:
         selection.select(_pack(tmp_path, scenarios, {"smoke": ["S1", "S9", "S8"]}), smoke=True)
@@ -120,3 +123,18 @@ def test_per_question_needs_a_question_id_somewhere(tmp_path):
         selection.select(_pack(tmp_path, [_s(0), _s(1, case_id="C")]), per_question_n=1)
     assert str(err.value) == ("p.json: --per-question needs questions, and no scenario of this pack has one "
                               "(metadata.question_id); use --limit or --smoke")
+
+
+def test_a_limit_over_the_selection_is_refused_unless_accepted(tmp_path, capsys):
+    scenarios = [_s(i, question_id=f"Q{i % 2}") for i in range(4)]
+    pack = _pack(tmp_path, scenarios)
+    assert selection.select(pack, limit=4) == scenarios  # exactly as many: fine
+    with pytest.raises(PackError) as err:
+        selection.select(pack, limit=5)
+    assert str(err.value) == ("p.json: --limit 5: asked for 5 scenarios, the selection has 4 "
+                              "(--allow-fewer accepts fewer)")
+    with pytest.raises(PackError, match="asked for 3 scenarios, the selection has 2"):
+        selection.select(pack, per_question_n=1, limit=3)  # counted after the per-question draw
+    assert selection.select(pack, limit=5, allow_fewer=True) == scenarios
+    assert capsys.readouterr().err.strip() == ("note: p.json: --limit 5: asked for 5 scenarios, the selection has 4; "
+                                               "going on with 4 (--allow-fewer)")

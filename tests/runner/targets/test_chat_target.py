@@ -90,3 +90,13 @@ def test_with_several_endpoints_a_request_is_placed_by_its_group_else_its_docume
     alone = Recorder(Reply("ok"))
     send(ChatTarget(Model(alone, policy=RetryPolicy())), group="doc:judgment-7")
     assert alone.requests[0].route is None  # one endpoint: nothing to place
+
+
+def test_a_scenarios_own_system_message_is_sent_in_the_system_role():
+    api = Recorder(Reply("guilty"))
+    send(ChatTarget(Model(api, policy=RetryPolicy())), system="You cite ICJ cases.")
+    assert api.requests[0].messages[0] == {"role": "system", "content": "You cite ICJ cases."}  # not the run's
+    assert api.requests[0].messages[1]["role"] == "user" and "You cite" not in str(api.requests[0].messages[1])
+    api = Recorder(Reply("guilty"))
+    send(ChatTarget(Model(api, policy=RetryPolicy())))  # none of its own: the run's system prompt
+    assert api.requests[0].messages[0] == {"role": "system", "content": "Be brief."}
