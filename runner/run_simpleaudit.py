@@ -11,7 +11,7 @@ card's repository and file names in its entry): a local copy when there is one (
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
 line saying what to do. Same code as ``auditpacks run``; results go to
-``results/<model>.json``.
+``results/<pack>/<run id>/`` (``results/<pack>/latest`` is the newest run).
 """
 
 from __future__ import annotations

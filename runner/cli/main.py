@@ -181,10 +181,13 @@ def report_run(record, as_json: bool) -> int:
 
 
 def _run(args) -> int:
+    from auditpacks.runner.execution.layout import located
     from auditpacks.runner.execution.run import run
 
+    config = config_from_args(args)
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config_from_args(args))
+        record = run(config)
+    print(f"run files in {located(config, record)}", file=sys.stderr)
     return report_run(record, args.json)
 
 

@@ -33,7 +33,7 @@ from auditpacks.runner.execution.engine import build_engine, judge_config, judge
 from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
-from auditpacks.runner.execution.layout import guard_folder, run_folder
+from auditpacks.runner.execution.layout import located, open_run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, uses_embedded)
 from auditpacks.runner.execution.preflight import check_reachable
@@ -195,11 +195,11 @@ def run(config: RunConfig) -> RunRecord:
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
-        out = run_folder(config.out, config.pack)
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
                                          served=readiness.endpoint_identity(config, model, digest, cache))
-        guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
+        out = open_run_folder(config, slug, "decision" if config.decision else judge, pack_sha256=pack.sha256,
+                              fingerprint=fingerprint, started=started)
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
@@ -236,4 +236,4 @@ def run(config: RunConfig) -> RunRecord:
 
 def results_path(config: RunConfig, record: RunRecord) -> Path:
     """Where the run's (first round's) AuditResults file is."""
-    return record.results_files(run_folder(config.out, config.pack))[0]
+    return record.results_files(located(config, record))[0]
