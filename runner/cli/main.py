@@ -1,5 +1,5 @@
 """The ``auditpacks`` command: build, check, run, merge, status, report, compare, judge-check, score, rescore, export,
-registry and serve-decision."""
+registry, list and serve-decision."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint"),
            "judge-check": ("auditpacks.runner.cli.judge_check",
                            "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)"),
-           "icj-tools": ("auditpacks.runner.cli.icj_tools", "ICJ graph snapshots per cutoff and the leak audit")}
+           "icj-tools": ("auditpacks.runner.cli.icj_tools", "ICJ graph snapshots per cutoff and the leak audit"),
+           "list": ("auditpacks.runner.cli.listing", "benchmarks, and the packs and runs found under a folder")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
@@ -181,12 +182,15 @@ def report_run(record, as_json: bool) -> int:
 
 
 def _run(args) -> int:
+    from auditpacks.runner.execution.early import refuse_early
+
+    config = config_from_args(args)
+    pack = refuse_early(config)  # before the model libraries are imported: a refusal is quick
     from auditpacks.runner.execution.layout import located
     from auditpacks.runner.execution.run import run
 
-    config = config_from_args(args)
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config)
+        record = run(config, pack)
     print(f"run files in {located(config, record)}", file=sys.stderr)
     return report_run(record, args.json)
 
