@@ -15,6 +15,7 @@ from auditpacks.judges.figures import Section
 from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.calibration_section import calibration_section
+from auditpacks.runner.reporting.labels import what_differs
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
 
@@ -36,10 +37,20 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
     sections = [_run_section(i, run, documents, max_scenarios, plots_on) for i, run in enumerate(runs)]
     return {
         "generated": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "differs": what_differs([run.record for run in runs]),
+        "overview": [_overview_row(section) for section in sections],
         "runs": sections,
         "comparisons": comparisons if comparisons is not None else comparisons_for(runs),
         "documents": [{"id": key, "text": text} for key, text in documents.items()],
     }
+
+
+def _overview_row(section: dict[str, Any]) -> dict[str, Any]:
+    """One run's line of the overview: n, errors and its key figure (the first percentage) with its interval."""
+    key = next((row for row in section["headline"] if row["unit"] == "%"), None)
+    return {"id": section["id"], "label": section["label"], "benchmark": section["benchmark"],
+            "n": section["counts"]["scenarios"], "errors": section["counts"]["verdicts"].get(outcomes.ERROR, 0),
+            "key": key}
 
 
 def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scenarios: int,

@@ -3,7 +3,9 @@ file a command reads is where an earlier command (or a download the README names
 
 Lines that need the network or a server the README assumes (hosted providers, Ollama, the Hugging
 Face hub, e-Gov) are left out, each by the marker below that names why; the published files the
-README re-scores come from the fixtures, which have the benchmarks' exact schemas.
+README re-scores come from the fixtures, which have the benchmarks' exact schemas. Runs get short
+reply and judge caps (the embedded model is a plumbing check, and CI has two cores); a run may end
+with exit 3 (finished, some scenarios not graded), which is that model's honest outcome.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ DOWNLOADS = {"benchmark.json": FIXTURES / "jacite" / "benchmark.json",   # the c
              "iustitia-marigonae": FIXTURES / "iustitia",                # `hf download` of the Iustitia card
              "icj-predictions.jsonl": FIXTURES / "icj" / "results" / "predictions.jsonl",
              "data/test.jsonl": FIXTURES / "icj" / "data" / "test.jsonl"}
+SHORT = {"--smoke": ["--max-tokens", "16"], "--limit": ["--max-tokens", "16"],
+         "--judge-model": ["--judge-max-tokens", "96"]}
 HUB = {"hf:Kushtrim/iustitia-marigonae": "./iustitia-marigonae"}   # the hub's copy, as downloaded above
 
 
@@ -81,8 +85,9 @@ def test_the_readme_commands_run_in_order_without_a_collision(tmp_path):
                                           stderr=subprocess.DEVNULL, start_new_session=True)
                 wait_for(int(port))
                 continue
+            argv += [arg for marker, args in SHORT.items() if marker in argv[3:] for arg in args]
             done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-            assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"
+            assert done.returncode in ((0, 3) if argv[3] == "run" else (0,)), f"{line}\n{done.stderr[-2000:]}"
             ran.append(line)
     finally:
         if server is not None:
