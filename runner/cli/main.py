@@ -117,7 +117,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_family(sub, "rescore", "re-score a published benchmark file", _optional(modules("rescore")), _delegate,
                 load=command == "rescore")
     _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(modules("export")),
-                _delegate, load=command == "export")
+                _export, load=command == "export")
     _add_family(sub, "registry", "build a benchmark's registry from its official source",
                 _optional(modules("registry")), _delegate, load=command == "registry")
 
@@ -218,6 +218,13 @@ def _score(args) -> int:
                 atomic_write_text(wanted, text)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return code
+
+
+def _export(args) -> int:
+    from auditpacks.judges.run_files import check_benchmark
+
+    check_benchmark(args.results, args.benchmark)
+    return _delegate(args)
 
 
 def _delegate(args) -> int:

@@ -85,7 +85,8 @@ def test_the_readme_commands_run_in_order_without_a_collision(tmp_path):
                                           stderr=subprocess.DEVNULL, start_new_session=True)
                 wait_for(int(port))
                 continue
-            argv += [arg for marker, args in SHORT.items() if marker in argv[3:] for arg in args]
+            if argv[3] == "run":
+                argv += [arg for marker, args in SHORT.items() if marker in argv[4:] for arg in args]
             done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
             assert done.returncode in ((0, 3) if argv[3] == "run" else (0,)), f"{line}\n{done.stderr[-2000:]}"
             ran.append(line)
