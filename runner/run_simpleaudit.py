@@ -24,6 +24,7 @@ from pathlib import Path
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
     from auditpacks.core.errors import PackError, fail
     from auditpacks.core.registry import BENCHMARKS, CARD_RUNNER
+    from auditpacks.runner.cli.arg_types import plain
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
@@ -82,7 +83,7 @@ def card_pack(smoke: bool) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pack", type=Path, help=f"scenario pack (default: hf:{CARD.repo} from Hugging Face)")
     add_run_arguments(parser, pack_required=False)
     args = parser.parse_args(argv)

@@ -23,7 +23,8 @@ from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.packs.stream import scan
-from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+from auditpacks.runner.cli.arg_types import plain
+from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE, add_run_arguments, config_from_args
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
@@ -53,7 +54,7 @@ def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler
             family.add_parser(bench)
             continue
         module = importlib.import_module(module_name)
-        bench_parser = family.add_parser(bench, help=(module.__doc__ or "").strip().splitlines()[0])
+        bench_parser = family.add_parser(bench, help=plain((module.__doc__ or "").strip().splitlines()[0]))
         module.add_arguments(bench_parser)
         if name == "score":
             bench_parser.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -79,7 +80,7 @@ class _Version(argparse.Action):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
+    parser = argparse.ArgumentParser(prog="auditpacks", description=plain(__doc__))
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -92,7 +93,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the findings and counts as JSON")
     check.set_defaults(handler=_check)
 
-    run = sub.add_parser("run", help="run a pack on a model and grade it")
+    run = sub.add_parser("run", help="run a pack on a model and grade it", usage=RUN_USAGE,
+                         description=RUN_DESCRIPTION, epilog=RUN_EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_run_arguments(run)
     run.add_argument("--json", action="store_true", help=JSON_HELP)
     run.set_defaults(handler=_run)
