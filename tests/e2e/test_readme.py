@@ -96,6 +96,8 @@ def test_the_readme_commands_run_in_order_without_a_collision(tmp_path):
             server.wait(timeout=30)
     assert len(ran) >= 12, ran
     jacite = tmp_path / "results" / "jacite"
-    runs = sorted(p.parent.name for p in jacite.glob("*/*" + RECORD_SUFFIX))
-    assert len(runs) == 2 and (jacite / LATEST_NAME / record_name("smollm2")).is_file()  # smoke, checklist
+    runs = sorted(p.parent.name for p in jacite.glob("*/*" + RECORD_SUFFIX) if p.parent.name != LATEST_NAME)
+    assert [r.rsplit("-", 2)[0] for r in runs] == ["smollm2-checklist-embedded", "smollm2-grounding",
+                                                  "smollm2-grounding-t0.7"]   # three settings, three runs
+    assert (jacite / LATEST_NAME).resolve().name == runs[2] and (jacite / LATEST_NAME / record_name("smollm2")).is_file()
     assert not (tmp_path / "packs").exists()
