@@ -11,7 +11,8 @@ from auditpacks.core.registry import BENCHMARKS
 from auditpacks.core.results import Result, iter_results, typed
 from auditpacks.core.run_files import record_for
 
-__all__ = ["check_benchmark", "graded_results", "model_of", "record_of", "read_run", "record_for"]  # record_for: the one in core.run_files
+__all__ = ["check_benchmark", "graded_results", "model_of", "record_of", "read_run",
+           "record_for"]  # record_for: the one in core.run_files
 
 
 def record_of(results_path: Path, run_path: Path | None = None) -> RunRecord | None:

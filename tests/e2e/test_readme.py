@@ -99,5 +99,6 @@ def test_the_readme_commands_run_in_order_without_a_collision(tmp_path):
     runs = sorted(p.parent.name for p in jacite.glob("*/*" + RECORD_SUFFIX) if p.parent.name != LATEST_NAME)
     assert [r.rsplit("-", 2)[0] for r in runs] == ["smollm2-checklist-embedded", "smollm2-grounding",
                                                   "smollm2-grounding-t0.7"]   # three settings, three runs
-    assert (jacite / LATEST_NAME).resolve().name == runs[2] and (jacite / LATEST_NAME / record_name("smollm2")).is_file()
+    assert (jacite / LATEST_NAME).resolve().name == runs[2]
+    assert (jacite / LATEST_NAME / record_name("smollm2")).is_file()
     assert not (tmp_path / "packs").exists()

@@ -234,7 +234,8 @@ def test_cli_error_is_one_line_and_writes_nothing(tmp_path, capsys):
 def test_the_command_prints_a_table_and_json_names_no_temporary_file(capsys):
     from auditpacks.runner.cli.main import main
 
-    argv = ["score", "icj", "--pred", str(FIX / "results" / "predictions.jsonl"), "--test", str(FIX / "data" / "test.jsonl")]
+    argv = ["score", "icj", "--pred", str(FIX / "results" / "predictions.jsonl"),
+            "--test", str(FIX / "data" / "test.jsonl")]
     assert main(argv) == 0
     printed = capsys.readouterr()
     lines = printed.out.splitlines()

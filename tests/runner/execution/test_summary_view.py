@@ -90,7 +90,8 @@ def grounding_record(**fields) -> RunRecord:
                        "gold_hit_wilson95": [0.095, 0.905]}}
     return RunRecord(model="smollm2", provider="openai", judge="grounding", fingerprint="f",
                      pack=PackRef(name="jacite.json", sha256="ab" * 32),
-                     summary=Summary(scenarios=2, completed=2, headline=headline, outcomes={"correct": 1, "wrong": 1}),
+                     summary=Summary(scenarios=2, completed=2, headline=headline,
+                                     outcomes={"correct": 1, "wrong": 1}),
                      performance={"prompt_order": "stock", "documents": 2},
                      rounds=[Round(round=1, seed=0, results="smollm2.json")], **fields)
 

@@ -33,4 +33,5 @@ def test_a_japanese_reply_brings_the_font_note(tmp_path, monkeypatch, capsys):
     data["results"][0]["conversation"][-1]["content"] = "A\n民法第709条による。"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     assert NOTE in report_md(tmp_path, monkeypatch, capsys)
-    assert [has_cjk(t) for t in ("民法", "ひらがな", "한국어", "Straße", None)] == [True, True, True, False, False]
+    assert [has_cjk(t) for t in ("民法", "ひらがな", "한국어", "Straße", None)] == \
+        [True, True, True, False, False]
