@@ -16,10 +16,12 @@ Inside a run folder the files are named by the model's stem
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_json, read_json
@@ -83,23 +85,33 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
         guard_folder(config.out, stem, pack_sha256=pack_sha256, fingerprint=fingerprint, resume=config.resume)
         return Path(config.out)
     root = pack_folder(config.pack)
-    runs = runs_index(root)
     key = {"fingerprint": fingerprint, "pack_sha256": pack_sha256, "shard": config.shard, "model": stem}
-    if config.resume:
-        for entry in reversed(runs):
-            if all(entry.get(k) == v for k, v in key.items()) and (root / entry["id"]).is_dir():
-                return root / entry["id"]
-    name = base = run_id(stem, mode, run_settings(config), started)
-    taken = {r["id"] for r in runs}
-    number = 1
-    while name in taken or (root / name).exists():
-        number += 1
-        name = f"{base}-{number}"
-    (root / name).mkdir(parents=True)
-    atomic_write_json(root / INDEX_NAME, {"runs": [*runs, {"id": name, **key,
-                                                           "started": started.isoformat(timespec="seconds")}]})
-    _point_latest(root, name)
+    with _index_lock(root):  # runs started at once (shards of one job) each get their entry
+        runs = runs_index(root)
+        if config.resume:
+            for entry in reversed(runs):
+                if all(entry.get(k) == v for k, v in key.items()) and (root / entry["id"]).is_dir():
+                    return root / entry["id"]
+        name = base = run_id(stem, mode, run_settings(config), started)
+        taken = {r["id"] for r in runs}
+        number = 1
+        while name in taken or (root / name).exists():
+            number += 1
+            name = f"{base}-{number}"
+        (root / name).mkdir(parents=True)
+        atomic_write_json(root / INDEX_NAME, {"runs": [*runs, {"id": name, **key,
+                                                               "started": started.isoformat(timespec="seconds")}]})
+        _point_latest(root, name)
     return root / name
+
+
+@contextlib.contextmanager
+def _index_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the pack folder's index while it is read and rewritten."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{INDEX_NAME}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _point_latest(root: Path, name: str) -> None:

@@ -109,3 +109,15 @@ def test_an_unreadable_run_file_is_refused_in_one_line(tmp_path):
         guard_folder(tmp_path, "m", pack_sha256=SHA, fingerprint="fp1", resume=True)
     assert str(err.value).endswith("; use another --out folder or --fresh")
     assert "m.run.json" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_runs_started_at_once_each_get_their_own_entry(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.chdir(tmp_path)
+    configs = [RunConfig(pack=Path("p.json"), shard=f"{i}/8") for i in range(1, 9)]
+    with ThreadPoolExecutor(8) as pool:
+        folders = list(pool.map(lambda c: open_run_folder(c, "m", "choice", pack_sha256=SHA, fingerprint="fp",
+                                                          started=WHEN), configs))
+    assert len(set(folders)) == 8
+    assert sorted(e["shard"] for e in runs_index(Path("results/p"))) == sorted(c.shard for c in configs)
