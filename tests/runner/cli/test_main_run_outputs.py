@@ -46,8 +46,9 @@ def test_exit_codes_for_a_clean_run_for_nothing_selected_and_for_bad_input(tmp_p
     pack = write_pack(tmp_path / "tiny.json", 3)
     with FakeOpenAI() as server:
         assert run_here(pack, tmp_path / "ok", server.base_url) == 0
-        assert run_here(pack, tmp_path / "none", server.base_url, "--limit", "0") == 3
-        assert "no scenario was selected" in capsys.readouterr().err
+        assert run_here(pack, tmp_path / "none", server.base_url, "--limit", "0") == 2  # refused, nothing written
+        assert capsys.readouterr().err.strip().endswith("--limit must be at least 1, got 0")
+        assert not (tmp_path / "none").exists()
         assert run_here(tmp_path / "missing.json", tmp_path / "bad", server.base_url) == 2
         assert run_here(pack, tmp_path / "bad", server.base_url, "--repeats", "0") == 2
     assert capsys.readouterr().err.strip().endswith("--repeats must be at least 1, got 0")
