@@ -7,16 +7,32 @@ from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.record import RunRecord
+from auditpacks.core.registry import BENCHMARKS
 from auditpacks.core.results import Result, iter_results, typed
 from auditpacks.core.run_files import record_for
 
-__all__ = ["graded_results", "model_of", "record_of", "read_run", "record_for"]  # record_for: the one in core.run_files
+__all__ = ["check_benchmark", "graded_results", "model_of", "record_of", "read_run",
+           "record_for"]  # record_for: the one in core.run_files
 
 
 def record_of(results_path: Path, run_path: Path | None = None) -> RunRecord | None:
     """The run record ``run_path``, else the one beside the results file when there is one."""
     path = run_path or record_for(results_path)
     return RunRecord.load(path) if run_path or path.is_file() else None
+
+
+def check_benchmark(results_path: Path, benchmark: str) -> None:
+    """Refuse the results of a run of another benchmark: its pack's builder, else a judge only that benchmark
+    has, as the run record beside the results names them (results without a record, or a general judge, pass)."""
+    record = record_of(results_path)
+    if record is None:
+        return
+    builder = record.pack.builder
+    name = builder.get("name") if isinstance(builder, Mapping) else builder
+    ran = name if name in BENCHMARKS else next((n for n, b in BENCHMARKS.items() if record.judge in b.judges), None)
+    if ran is not None and ran != benchmark:
+        raise PackError(f"{results_path.name}: a run of the {ran} benchmark (pack {record.pack.name}, judge "
+                        f"{record.judge}), not of {benchmark}; export it with `auditpacks export {ran}`")
 
 
 def model_of(results_path: Path, record: RunRecord | None, model_id: str | None = None) -> str:

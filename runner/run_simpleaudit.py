@@ -10,9 +10,10 @@ card's repository and file names in its entry): a local copy when there is one (
 ``hf download`` layout, or a pack built with ``auditpacks build``, in the current folder),
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
-line saying what to do. Same code as ``auditpacks run`` (its files in ``results/<pack>/``), and,
-as the card says, the results also at ``results/<model>.json`` (``qwen3:8b`` → ``qwen3_8b.json``;
-without ``--out``), so ``AuditResults.load("results/qwen3_8b.json")`` reads them.
+line saying what to do. Same code as ``auditpacks run``; results go to
+``results/<pack>/<run id>/`` (``results/<pack>/latest`` is the newest run), and, as the card says,
+also to ``results/<model>.json`` (``qwen3:8b`` → ``qwen3_8b.json``; without ``--out``), so
+``AuditResults.load("results/qwen3_8b.json")`` reads them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
     from auditpacks.core.errors import PackError, fail
     from auditpacks.core.registry import BENCHMARKS, CARD_RUNNER
+    from auditpacks.runner.cli.arg_types import plain
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
@@ -84,7 +86,7 @@ def card_pack(smoke: bool) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pack", type=Path, help=f"scenario pack (default: hf:{CARD.repo} from Hugging Face)")
     add_run_arguments(parser, pack_required=False)
     args = parser.parse_args(argv)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import Callable
 
 
@@ -50,3 +51,9 @@ def text(value: str) -> str:
 
 #: A TCP port; 0 asks the system for a free one.
 port = integer(0, 65535)
+
+
+def plain(doc: str | None) -> str:
+    """A docstring as help text: ````code```` and ``:func:`name``` read as plain words."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", lambda m: m.group(1).rsplit(".", 1)[-1], doc or "")
+    return text.replace("``", "")

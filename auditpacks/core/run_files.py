@@ -13,12 +13,18 @@ A run writes, under one stem (the model's file name):
   ``<stem>.part<K>.json`` (``<stem>.round<N>.part<K>.json``) and its documents, stored once,
   ``<stem>.documents.jsonl`` (``<stem>.round<N>.documents.jsonl``), named by :func:`split_name`.
 
+Without ``--out``, each run has its own folder under the pack's folder, named by its run id
+(:func:`run_id`: the model's stem, the judge or decision, the settings that set it apart, the start
+time); the pack's folder keeps ``runs.json``, the index of its runs and their settings, and
+``latest``, a link to the run started last.
+
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 from typing import Any, Mapping
@@ -31,6 +37,8 @@ BATCHES_SUFFIX = ".batches.jsonl"
 TRACES_SUFFIX, TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX = ".traces.jsonl", ".tools.json", ".tools-journal.jsonl"
 DOCUMENTS_SUFFIX = ".documents.jsonl"
 ERROR = "ERROR"
+INDEX_NAME = "runs.json"
+LATEST_NAME = "latest"
 
 _ROUND = re.compile(r"(?:\.round\d+)?(?:\.part\d+)?$")
 
@@ -75,6 +83,13 @@ def batches_name(stem: str) -> str:
 def tool_run_names(stem: str) -> tuple[str, str, str]:
     """A tool run's traces, condition facts and journal file names."""
     return stem + TRACES_SUFFIX, stem + TOOLS_SUFFIX, stem + TOOLS_JOURNAL_SUFFIX
+
+
+def run_id(stem: str, mode: str, settings: list[str], started: dt.datetime) -> str:
+    """A run's folder name: ``smollm2-checklist-t0.7-1203-071530`` (model stem, judge or decision,
+    the settings that set it apart, start time in UTC)."""
+    parts = [stem, mode, *settings, started.astimezone(dt.timezone.utc).strftime("%m%d-%H%M%S")]
+    return "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", p).strip("_") or "x" for p in parts)
 
 
 def stem_of(path: str | Path) -> str:

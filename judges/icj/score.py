@@ -187,15 +187,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pred", required=True, help="predictions.jsonl (one record per model/condition/round/target)")
     parser.add_argument("--test", required=True, help="data/test.jsonl with the reference citations")
     parser.add_argument("--allow-partial", action="store_true", help="score a subset; report missing targets")
-    parser.add_argument("--out", help="write the scores as JSON here (else print the JSON)")
+    parser.add_argument("--out", help="also write the scores as JSON here (--json: print them)")
 
 
 def main(args: argparse.Namespace) -> int:
+    """``auditpacks score icj``: print the figures' table (and write the scores as JSON with --out)."""
     scores = score_files(args.pred, args.test, args.allow_partial)
-    if not args.out:
-        print(json.dumps(scores, indent=2))
-        return 0
-    atomic_write_text(args.out, json.dumps(scores, indent=2) + "\n")
     print(format_table(scores))
-    print(f"{scores['records']} records, {scores['targets']} targets; validation {scores['validation']}; wrote {args.out}")
+    line = f"{scores['records']} records, {scores['targets']} targets; validation {scores['validation']}"
+    if args.out:
+        atomic_write_text(args.out, json.dumps(scores, indent=2) + "\n")
+        if not getattr(args, "json", False):  # with --json the scores go to stdout (and --out) from the command
+            line += f"; wrote {args.out}"
+    print(line)
     return 0

@@ -18,10 +18,12 @@ from rich.console import Console
 from rich.table import Table
 
 from auditpacks.core.io import atomic_write_text
+from auditpacks.core.registry import benchmark_of
+from auditpacks.runner.reporting.labels import what_differs
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.render import interval, number, pct, render, signed_pct
 from auditpacks.runner.reporting.report import build_context
-from auditpacks.runner.reporting.runs import load_runs
+from auditpacks.runner.reporting.runs import LoadedRun, load_runs
 
 SHOWN_DISAGREEMENTS = 20
 
@@ -48,11 +50,30 @@ def table(comparison: dict[str, Any]) -> Table:
     return out
 
 
+def comparable_groups(runs: list[LoadedRun]) -> tuple[list[list[LoadedRun]], list[LoadedRun]]:
+    """Runs grouped by pack and benchmark, in the order given: the groups of two or more, and the runs
+    alone in theirs."""
+    groups: dict[tuple[str, str | None], list[LoadedRun]] = {}
+    for run in runs:
+        groups.setdefault((run.sha256, benchmark_of(run.judge)), []).append(run)
+    return [g for g in groups.values() if len(g) > 1], [g[0] for g in groups.values() if len(g) == 1]
+
+
 def main(args: argparse.Namespace) -> int:
     runs = load_runs(args.runs, args.pack)
     if len(runs) < 2:
         raise ValueError("compare: give at least two runs")
-    comparisons = [compare_runs(runs[0], other) for other in runs[1:]]
+    groups, alone = comparable_groups(runs)
+    if any(Path(a).is_dir() for a in args.runs) and groups:  # a folder: compare what can be compared
+        for run in alone:
+            print(f"auditpacks: warning: {run.label}: no other run of its pack and benchmark here; left out",
+                  file=sys.stderr)
+        comparisons = [compare_runs(g[0], other) for g in groups for other in g[1:]]
+    else:
+        comparisons = [compare_runs(runs[0], other) for other in runs[1:]]
+    differs = what_differs([r.record for r in runs])
+    if differs and not args.json:
+        print(differs)
     for c in comparisons:
         for warning in c["warnings"]:
             print(f"auditpacks: warning: {c['b']}: {warning}", file=sys.stderr)

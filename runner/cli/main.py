@@ -1,5 +1,5 @@
 """The ``auditpacks`` command: build, check, run, merge, status, report, compare, judge-check, score, rescore, export,
-registry, tools and serve-decision."""
+registry, list, tools and serve-decision."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.packs.stream import scan
-from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
+from auditpacks.runner.cli.arg_types import plain
+from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE, add_run_arguments, config_from_args
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
@@ -32,7 +33,8 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "probe-decision": ("auditpacks.runner.cli.probe_decision", "conformance probes of a System One endpoint"),
            "judge-check": ("auditpacks.runner.cli.judge_check",
                            "qualify a checklist judge on labelled calibration transcripts (exit 4: not qualified)"),
-           "tools": ("auditpacks.runner.cli.tools", "run a pack under a benchmark's tool conditions; their leak audit")}
+           "tools": ("auditpacks.runner.cli.tools", "run a pack under a benchmark's tool conditions; their leak audit"),
+           "list": ("auditpacks.runner.cli.listing", "benchmarks, and the packs and runs found under a folder")}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
@@ -52,7 +54,7 @@ def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler
             family.add_parser(bench)
             continue
         module = importlib.import_module(module_name)
-        bench_parser = family.add_parser(bench, help=(module.__doc__ or "").strip().splitlines()[0])
+        bench_parser = family.add_parser(bench, help=plain((module.__doc__ or "").strip().splitlines()[0]))
         module.add_arguments(bench_parser)
         if name == "score":
             bench_parser.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -78,7 +80,7 @@ class _Version(argparse.Action):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="auditpacks", description=__doc__)
+    parser = argparse.ArgumentParser(prog="auditpacks", description=plain(__doc__))
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -91,7 +93,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the findings and counts as JSON")
     check.set_defaults(handler=_check)
 
-    run = sub.add_parser("run", help="run a pack on a model and grade it")
+    run = sub.add_parser("run", help="run a pack on a model and grade it", usage=RUN_USAGE,
+                         description=RUN_DESCRIPTION, epilog=RUN_EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_run_arguments(run)
     run.add_argument("--json", action="store_true", help=JSON_HELP)
     run.set_defaults(handler=_run)
@@ -124,7 +128,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_family(sub, "rescore", "re-score a published benchmark file", _optional(modules("rescore")), _delegate,
                 load=command == "rescore")
     _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(modules("export")),
-                _delegate, load=command == "export")
+                _export, load=command == "export")
     _add_family(sub, "registry", "build a benchmark's registry from its official source",
                 _optional(modules("registry")), _delegate, load=command == "registry")
 
@@ -189,16 +193,21 @@ def report_run(record, as_json: bool) -> int:
 
 
 def _run(args) -> int:
-    from auditpacks.runner.execution.layout import run_folder
-    from auditpacks.runner.execution.run import run
+    from auditpacks.runner.execution.early import refuse_early
 
     if args.dry_run:
         return _quote(args)
     config = config_from_args(args)
+    pack = refuse_early(config)  # before the model libraries are imported: a refusal is quick
+    from auditpacks.runner.execution.layout import located
+    from auditpacks.runner.execution.run import run
+
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config)
+        record = run(config, pack)
+    folder = located(config, record)
+    print(f"run files in {folder}", file=sys.stderr)
     code = report_run(record, args.json)
-    print_viewer(run_folder(config.out, config.pack))
+    print_viewer(folder)
     return code
 
 
@@ -247,6 +256,13 @@ def _score(args) -> int:
                 atomic_write_text(wanted, text)
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return code
+
+
+def _export(args) -> int:
+    from auditpacks.judges.run_files import check_benchmark
+
+    check_benchmark(args.results, args.benchmark)
+    return _delegate(args)
 
 
 def _delegate(args) -> int:

@@ -12,6 +12,22 @@ from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.execution.config import RunConfig
 
 
+#: ``auditpacks run --help``: what a run is, then examples after the flags.
+RUN_USAGE = "auditpacks run --pack PACK.json [--target MODEL [--provider P | --base-url URL]] [options]"
+RUN_DESCRIPTION = """Run a pack on a model and grade the replies; without --target the embedded local model answers.
+Each run gets its own folder under results/<pack>/ (results/<pack>/latest: the newest one);
+a rerun with the same settings resumes it, other settings start a new run."""
+RUN_EXAMPLES = """examples:
+  auditpacks run --pack jacite.json --smoke                         # the embedded model, the smoke set
+  auditpacks run --pack jacite.json --target qwen3:8b --base-url http://localhost:11434 --limit 50
+  auditpacks run --pack jacite.json --target gpt-4o-mini --provider openai   # key from $OPENAI_API_KEY
+  auditpacks run --pack jacite.json --limit 2 --judge checklist --judge-model embedded
+  auditpacks run --pack iustitia.json --decision-url http://127.0.0.1:11435/v1/systemone --target smollm2
+  auditpacks run --pack big.json --shard 2/4 --out runs/shard-2   # then: auditpacks merge runs/shard-* --out runs/all
+
+more: docs/runner.md (flags), docs/results.md (what a run writes)"""
+
+
 def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = True) -> None:
     target = parser.add_argument_group("target (default: the embedded local model)")
     target.add_argument("--target", type=text, help="model name (e.g. gpt-4o-mini, qwen3:8b, clef)")
@@ -43,7 +59,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                          help="judge model for LLM judges (checklist); `embedded`: the embedded local model (a "
                               "plumbing check, see docs/judges.md); given again, a panel: each further judge grades "
                               "the same transcripts (on the same judge server and provider)")
-    grading.add_argument("--judge-provider", default="openai")
+    grading.add_argument("--judge-provider", default="openai",
+                         help="provider of the judge model, as --provider (default openai)")
     grading.add_argument("--judge-base-url", help="server for a local judge (OpenAI-compatible, or Ollama: detected)")
     grading.add_argument("--judge-temperature", type=number(0.0), default=0.0,
                          help="judge and auditor-model temperature (default 0)")
@@ -58,8 +75,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     grading.add_argument("--auditor-model", help="model writing follow-up turns (default: the judge model; needed "
                                                  "with --max-turns > 1 and a code judge); `embedded`: the "
                                                  "embedded local model")
-    grading.add_argument("--auditor-provider")
-    grading.add_argument("--auditor-base-url")
+    grading.add_argument("--auditor-provider", help="provider of the auditor model (default: the judge's)")
+    grading.add_argument("--auditor-base-url", help="server of the auditor model (default: the judge's)")
     for flag in judge_flags():
         grading.add_argument(flag.flag, choices=flag.choices, help=flag.help)
 
@@ -76,7 +93,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
 
     execution = parser.add_argument_group("execution")
     execution.add_argument("--temperature", type=number(0.0),
-                           help="target temperature (default: the pack's run settings, else 0)")
+                           help="target temperature (default: the pack's run settings, else 0); part of the run "
+                                "id")
     execution.add_argument("--max-tokens", type=integer(1),
                            help=f"output cap per target reply (default: the pack's run settings, else {MAX_TOKENS}; "
                                 "at least 256 for the embedded model)")

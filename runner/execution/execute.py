@@ -176,6 +176,7 @@ async def run_scenarios(
         data = result.to_dict()
         log.annotate(data["conversation"], turns.STORED)  # also when the scenario failed before its judge
         turns.explain_ungraded(data.get("judgment") or {}, log)
+        turns.flag_truncated(data, log)
         data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)
         results[index] = slim_result(data)

@@ -18,6 +18,7 @@ from typing import Any
 
 from auditpacks.core.redact import public_url
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError
+from auditpacks.runner.execution.early import api_key, owns  # noqa: F401  (imported from here too)
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.endpoints import EndpointPool
@@ -29,11 +30,6 @@ from auditpacks.runner.targets.roles import Roles
 from auditpacks.runner.targets.messages import DOCUMENT_FIRST, LAYOUTS, STOCK
 from auditpacks.runner.targets.model_client import RoleModel, RoleSettings
 from auditpacks.runner.targets.providers import ollama_host
-
-
-def owns(config: RunConfig) -> bool:
-    """Whether this run's target is one of our own clients (else an any-llm provider)."""
-    return config.decision is None and (config.embedded or config.batch_api or providers.ours(config.provider))
 
 
 def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> str | None:
@@ -69,17 +65,6 @@ def _layout(config: RunConfig) -> str:
 
 def retry_policy(config: RunConfig, timeout: float | None = None) -> RetryPolicy:
     return RetryPolicy(max_retries=config.max_retries, backoff=config.retry_backoff, timeout=timeout or config.timeout)
-
-
-def api_key(config: RunConfig) -> str | None:
-    key = config.target_key()
-    if key:
-        return key
-    if not owns(config):
-        return "local" if config.base_url else None  # any-llm reads the provider's own variable otherwise
-    if providers.provider(config.provider).keyless or config.embedded or config.cache_only:
-        return "local"
-    raise RunError(f"provider {config.provider!r} needs a key: --api-key or ${config.key_variable() or 'its key'}")
 
 
 def resolve_provider(config: RunConfig, scenarios: list[dict[str, Any]], cache: ResponseCache | None) -> RunConfig:

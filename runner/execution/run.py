@@ -28,20 +28,20 @@ from auditpacks.runner.execution import decision_probe
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import readiness, shard
 from auditpacks.runner.execution.reconcile import cost_record
-from auditpacks.runner.execution.admit import admit
+from auditpacks.runner.execution.early import refuse_early
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
-from auditpacks.runner.execution.layout import guard_folder, run_folder
+from auditpacks.runner.execution.layout import located, open_run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, retry_policy,
                                                      uses_embedded)
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
-from auditpacks.runner.execution.scenario_source import open_pack
+from auditpacks.runner.execution.scenario_source import StreamedPack
 from auditpacks.runner.execution.summary import performance_record, run_record
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.targets.contract import RunTarget
@@ -157,16 +157,12 @@ async def execute(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]
             await roles.aclose()
 
 
-def run(config: RunConfig) -> RunRecord:
-    """Run the pack and return the run record (also written to the run file)."""
-    pack = open_pack(config.pack, check=config.check)
-    admit(pack, config)
+def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
+    """Run the pack and return the run record (also written to the run file). ``pack``: opened and
+    admitted already by :func:`~auditpacks.runner.execution.early.refuse_early`."""
+    pack = pack if pack is not None else refuse_early(config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
                               limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
-    if config.batch_questions < 1:
-        raise RunError(f"--batch-questions must be at least 1, got {config.batch_questions}")
-    if config.repeats < 1:
-        raise RunError(f"--repeats must be at least 1, got {config.repeats}")
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
     config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
                                  slot_pinning=resolve_slot_pinning(config))
@@ -203,11 +199,11 @@ def run(config: RunConfig) -> RunRecord:
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
-        out = run_folder(config.out, config.pack)
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
                                          served=readiness.endpoint_identity(config, model, digest, cache))
-        guard_folder(out, slug, pack_sha256=pack.sha256, fingerprint=fingerprint, resume=config.resume)
+        out = open_run_folder(config, slug, "decision" if config.decision else judge, pack_sha256=pack.sha256,
+                              fingerprint=fingerprint, started=started)
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
@@ -246,4 +242,4 @@ def run(config: RunConfig) -> RunRecord:
 
 def results_path(config: RunConfig, record: RunRecord) -> Path:
     """Where the run's (first round's) AuditResults file is."""
-    return record.results_files(run_folder(config.out, config.pack))[0]
+    return record.results_files(located(config, record))[0]

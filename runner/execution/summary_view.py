@@ -8,6 +8,7 @@ its count, then one row per headline figure: its value (percentages for shares,
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 import sys
@@ -17,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from auditpacks.core.record import RunRecord, Summary
+from auditpacks.core.registry import BENCHMARKS, benchmark_of
 from auditpacks.judges.figures import OUTCOMES, Figure, figures
 
 NA = "n/a"
@@ -71,10 +73,11 @@ def _counts(s: Summary) -> dict[str, Any]:
 
 def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     """The summary table on ``file`` (stdout by default)."""
-    console = Console(file=file or sys.stdout, highlight=False, soft_wrap=True,
-                      width=None if (file or sys.stdout).isatty() else 120)
+    stream = file or sys.stdout
+    console = Console(file=stream, highlight=False, soft_wrap=True, width=terminal_width(stream))
     s = record.summary
-    via = f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else "")
+    via = (f"{record.model} (the embedded model, llama.cpp)" if record.embedded else
+           f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else ""))
     console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
@@ -83,7 +86,8 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     if s.commonest_error:
         console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
                       markup=False)
-    for line in _performance_lines(record.performance) + _grader_lines(record.models) + _cost_lines(record.cost):
+    for line in (_performance_lines(record.performance, unit_of(record.judge)) + _grader_lines(record.models)
+                 + _cost_lines(record.cost)):
         console.print(line, markup=False)
     rows = run_figures(record)
     if rows:
@@ -112,12 +116,34 @@ def _grader_lines(models: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _performance_lines(perf: dict[str, Any] | None) -> list[str]:
+def terminal_width(stream: TextIO) -> int | None:
+    """The width to print at: the terminal's (rich finds it) on a terminal; else ``$COLUMNS``, the width of
+    the terminal stderr is on, or 120."""
+    if stream.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stderr__.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 120
+
+
+def unit_of(judge: str) -> str:
+    """What a run's scenarios are grouped by, in the benchmark's word (a document where it names none)."""
+    name = benchmark_of(judge)
+    paired = BENCHMARKS[name].paired if name else None
+    return paired.unit if paired else "document"
+
+
+def _performance_lines(perf: dict[str, Any] | None, unit: str = "document") -> list[str]:
     if not perf:
         return []
     lines = []
     if perf.get("prompt_order"):
-        lines.append(f"prompts: {perf['prompt_order']}, {perf.get('documents', 0)} documents run"
+        groups = perf.get("documents", 0)
+        lines.append(f"prompts: {perf['prompt_order']}, {groups} {unit}{'' if groups == 1 else 's'} run"
                      + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
     tokens = perf.get("server_prompt_tokens")
     if tokens:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from collections import Counter
 from itertools import combinations
 from typing import Any
@@ -17,6 +18,7 @@ from auditpacks.runner.execution.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.traces import run_traces
 from auditpacks.runner.reporting.calibration_section import calibration_section
+from auditpacks.runner.reporting.labels import what_differs
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.runs import LoadedRun
 
@@ -38,10 +40,37 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
     sections = [_run_section(i, run, documents, max_scenarios, plots_on) for i, run in enumerate(runs)]
     return {
         "generated": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "differs": what_differs([run.record for run in runs]),
+        "cjk": any(has_cjk(text) for text in _texts(sections, documents)),
+        "overview": [_overview_row(section) for section in sections],
         "runs": sections,
         "comparisons": comparisons if comparisons is not None else comparisons_for(runs),
         "documents": [{"id": key, "text": text} for key, text in documents.items()],
     }
+
+
+#: Han, kana and hangul: text that needs a CJK font to show as more than boxes.
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def has_cjk(text: Any) -> bool:
+    return isinstance(text, str) and CJK.search(text) is not None
+
+
+def _texts(sections: list[dict[str, Any]], documents: dict[str, str]):
+    """Every text the report shows from the runs: prompts, replies, answers, summaries, documents."""
+    yield from documents.values()
+    for section in sections:
+        for row in section["scenarios"]:
+            yield from (row["prompt"], row["reply"], row["answer"], row["summary"])
+
+
+def _overview_row(section: dict[str, Any]) -> dict[str, Any]:
+    """One run's line of the overview: n, errors and its key figure (the first percentage) with its interval."""
+    key = next((row for row in section["headline"] if row["unit"] == "%"), None)
+    return {"id": section["id"], "label": section["label"], "benchmark": section["benchmark"],
+            "n": section["counts"]["scenarios"], "errors": section["counts"]["verdicts"].get(outcomes.ERROR, 0),
+            "key": key}
 
 
 def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scenarios: int,

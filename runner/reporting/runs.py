@@ -21,6 +21,7 @@ from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
 from auditpacks.core.run_files import RECORD_SUFFIX, record_for
 from auditpacks.packs.pack import Pack, load_pack
 from auditpacks.runner.execution.engine import judge_module
+from auditpacks.runner.reporting.labels import labels
 
 
 @dataclass
@@ -32,6 +33,7 @@ class LoadedRun:
     rounds: list[list[dict[str, Any]]]
     pack: Pack
     _headlines: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    name: str = ""    # the label among the runs loaded with it (see runner.reporting.labels)
 
     @property
     def model(self) -> str:
@@ -54,7 +56,7 @@ class LoadedRun:
 
     @property
     def label(self) -> str:
-        return f"{self.model} · {self.pack.path.name}"
+        return self.name or f"{self.model} · {self.pack.path.name}"
 
     @property
     def sha256(self) -> str:
@@ -162,4 +164,6 @@ def load_runs(arguments: Iterable[str | Path], packs: Iterable[str | Path] = ())
         runs.append(LoadedRun(record_path, record, rounds, finder.find(record_path, record)))
     if not runs:
         raise PackError("no runs given")
+    for run, label in zip(runs, labels([r.record for r in runs], [r.record_path.parent.name for r in runs])):
+        run.name = label
     return runs

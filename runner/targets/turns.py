@@ -93,6 +93,14 @@ def record_judge_reply(reply: Reply, max_tokens: int | None) -> None:
                                   "max_tokens": max_tokens})
 
 
+def flag_truncated(result: dict[str, Any], log: ScenarioLog) -> None:
+    """Mark a result whose target reply stopped at the output-token cap: its judgment's ``truncated`` is
+    true, whatever the benchmark (a grader may say more, as ICJ's validation status does)."""
+    judgment = result.get("judgment")
+    if isinstance(judgment, dict) and any(reply.truncated for reply in log.replies):
+        judgment["truncated"] = True
+
+
 def explain_ungraded(judgment: dict[str, Any], log: ScenarioLog) -> None:
     """Give an ungraded judgment the judge's whole raw reply and, when it was cut off, say so."""
     if judgment.get("severity") != "ungraded" or not judgment.get("ungraded_reason") or not log.judge_replies:

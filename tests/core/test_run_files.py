@@ -44,3 +44,15 @@ def test_is_error(result, expected):
 def test_a_tool_runs_files_share_the_stem():
     assert tool_run_names("m") == ("m.traces.jsonl", "m.tools.json", "m.tools-journal.jsonl")
     assert {stem_of(f"out/{name}") for name in tool_run_names("a.b")} == {"a.b"}
+
+
+def test_run_ids_are_readable_and_file_safe():
+    import datetime as dt
+
+    from auditpacks.core.run_files import run_id
+
+    when = dt.datetime(2026, 12, 3, 8, 5, 9, tzinfo=dt.timezone(dt.timedelta(hours=9)))  # 23:05:09 UTC the day before
+    assert run_id("smollm2", "checklist", ["gemma3:12b", "t0.7"], when) == \
+        "smollm2-checklist-gemma3_12b-t0.7-1202-230509"
+    assert run_id("a_b_c-1234abcd", "decision", [], when) == "a_b_c-1234abcd-decision-1202-230509"
+    assert run_id("m", "choice", ["org/model name"], when) == "m-choice-org_model_name-1202-230509"

@@ -112,7 +112,7 @@ def test_a_toy_benchmark_added_as_one_plugin_runs_end_to_end(tmp_path, embedded_
     assert accuracy["interval_name"] == "95% Wilson interval"
 
     report = steps["report"]["out"]
-    assert "| smollm2 · toy.json | toy accuracy |" in report and "toy sums, judge sum, 2 scenarios" in report
+    assert "| temperature 0.9 · seed 7 | toy accuracy |" in report and "toy sums, judge sum, 2 scenarios" in report
     assert "| Sum | Answer | Right |" in report and "| sum 2+3 |" in report
     html = (work / "report.html").read_text(encoding="utf-8")
     assert "<h3>Toy sums</h3>" in html and html.count('<svg') == 2  # one plot per run

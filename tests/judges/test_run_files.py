@@ -82,3 +82,17 @@ def test_each_exporter_names_the_file_result_and_field_and_writes_nothing(tmp_pa
     assert capsys.readouterr().err == ("auditpacks: error: m.json result #0: field judgment is ['not', 'an', "
                                        "'object'], not an object\n")
     assert not out.exists()
+
+
+def test_export_refuses_a_run_of_another_benchmark(tmp_path, capsys):
+    from tests.support.hand_runs import write_run
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "p.json", 1)
+    record = write_run(tmp_path / "run", "m", pack, "grounding", [])   # a jacite judge
+    out = tmp_path / "predictions.jsonl"
+    assert main(["export", "iustitia", str(record.with_name("m.json")), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("auditpacks: error: m.json: a run of the jacite benchmark (pack p.json, judge grounding), "
+                   "not of iustitia; export it with `auditpacks export jacite`")
+    assert not out.exists()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from auditpacks.core.run_files import LATEST_NAME, results_name
 from auditpacks.runner.cli.main import main
 from tests.support.paths import ROOT
 
@@ -39,7 +40,7 @@ def test_smoke_on_a_local_pack_writes_results_like_the_card(tmp_path, embedded_m
                   "--api-key", "local", "--max-tokens", "16", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "judge grounding" in done.stdout
-    saved = json.loads((tmp_path / "results" / "jacite" / "smollm2.json").read_text())
+    saved = json.loads((tmp_path / "results" / "jacite" / LATEST_NAME / results_name("smollm2")).read_text())
     assert len(saved["results"]) == 3
     assert json.loads((tmp_path / "results" / "smollm2.json").read_text())["results"] == saved["results"]
 

@@ -215,9 +215,9 @@ def test_cli_writes_scores(tmp_path, capsys):
     assert "gpt-5-mini" in capsys.readouterr().out
 
 
-def test_cli_prints_json_without_out(capsys):
+def test_cli_prints_a_table_without_out(capsys):
     assert icj_score.main(_args()) == 0
-    assert json.loads(capsys.readouterr().out)["records"] == 25
+    assert capsys.readouterr().out.splitlines()[-1].startswith("25 records, ")
 
 
 def test_cli_error_is_one_line_and_writes_nothing(tmp_path, capsys):
@@ -229,3 +229,19 @@ def test_cli_error_is_one_line_and_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("auditpacks: error: duplicate.jsonl line 6") and err.count("\n") == 1
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_the_command_prints_a_table_and_json_names_no_temporary_file(capsys):
+    from auditpacks.runner.cli.main import main
+
+    argv = ["score", "icj", "--pred", str(FIX / "results" / "predictions.jsonl"),
+            "--test", str(FIX / "data" / "test.jsonl")]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    lines = printed.out.splitlines()
+    assert len(lines) < 40 and not printed.out.lstrip().startswith("{")
+    assert lines[-1].endswith("targets; validation " + str(score_files(*argv[3:6:2])["validation"]))
+    assert main([*argv, "--json"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out) == score_files(*argv[3:6:2]) and "wrote" not in printed.err
+    assert "scores.json" not in printed.err

@@ -7,13 +7,16 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from simpleaudit import AuditResults
 
 from auditpacks.core.record import RunRecord
+from auditpacks.core.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
 from auditpacks.judges.icj.score import score_files
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.execution.config import model_stem
+from auditpacks.runner.execution.layout import runs_index
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import ROOT, results, run_args, run_here
 from tests.support.tiny_pack import write_pack
@@ -43,8 +46,9 @@ def test_exit_codes_for_a_clean_run_for_nothing_selected_and_for_bad_input(tmp_p
     pack = write_pack(tmp_path / "tiny.json", 3)
     with FakeOpenAI() as server:
         assert run_here(pack, tmp_path / "ok", server.base_url) == 0
-        assert run_here(pack, tmp_path / "none", server.base_url, "--limit", "0") == 3
-        assert "no scenario was selected" in capsys.readouterr().err
+        assert run_here(pack, tmp_path / "none", server.base_url, "--limit", "0") == 2  # refused, nothing written
+        assert capsys.readouterr().err.strip().endswith("--limit must be at least 1, got 0")
+        assert not (tmp_path / "none").exists()
         assert run_here(tmp_path / "missing.json", tmp_path / "bad", server.base_url) == 2
         assert run_here(pack, tmp_path / "bad", server.base_url, "--repeats", "0") == 2
     assert capsys.readouterr().err.strip().endswith("--repeats must be at least 1, got 0")
@@ -88,11 +92,34 @@ def test_default_layout_and_names_that_slug_alike_never_share_files(tmp_path, mo
                 assert main(["run", "--pack", str(pack), "--target", model, "--base-url", server.base_url,
                              "--quiet"]) == 0
     for pack, n in (("full", 3), ("le26", 2)):
-        folder = tmp_path / "results" / pack
-        records = {RunRecord.load(p).model: p for p in folder.glob("*.run.json")}
+        root = tmp_path / "results" / pack
+        entries = runs_index(root)
+        assert len(entries) == 2 and len({e["id"] for e in entries}) == 2
+        records = {RunRecord.load(p).model: p for p in root.glob("*/*" + RECORD_SUFFIX)}
         assert set(records) == {"a/b:c", "a_b:c"}
         for model, path in records.items():
-            assert len(results(folder, model_stem(model))) == n
+            assert path.parent.name.startswith(model_stem(model) + "-")
+            assert len(results(path.parent, model_stem(model))) == n
+
+
+def test_same_settings_resume_their_run_and_other_settings_start_a_new_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    with FakeOpenAI() as server:
+        base = ["run", "--pack", str(pack), "--target", "m", "--base-url", server.base_url, "--quiet"]
+        assert main(base) == 0
+        assert main(base) == 0                              # the same settings: resumed, nothing sent again
+        calls_after_resume = sum(server.calls.values())
+        assert main([*base, "--temperature", "0.7"]) == 0  # other settings: a run of its own, no refusal
+        assert sum(server.calls.values()) == calls_after_resume + 3
+        assert main([*base, "--temperature", "0.7", "--fresh"]) == 0  # --fresh: a new run, the old one kept
+    assert calls_after_resume == 3
+    root = tmp_path / "results" / "tiny"
+    ids = [e["id"] for e in runs_index(root)]
+    assert len(ids) == 3 and ids[0].startswith("m-choice_match-") and ids[1].startswith("m-choice_match-t0.7-")
+    assert all((root / i / record_name("m")).is_file() for i in ids)
+    assert (root / LATEST_NAME).resolve() == (root / ids[-1]).resolve()
+    assert f"run files in {Path('results') / 'tiny' / ids[0]}" in capsys.readouterr().err
 
 
 def test_a_rerun_of_another_pack_into_the_same_folder_is_refused(tmp_path, capsys):

@@ -82,3 +82,38 @@ def test_a_repeated_run_shows_each_figure_as_a_mean_over_rounds_with_its_sample_
     micro = next(f for f in summary_json(record)["figures"] if f["name"] == "agreement (micro)")
     assert micro["value"] == 0.5  # (25 + 50 + 75) / 3
     assert micro["meaning"].startswith("mean of 3 rounds, sample sd 25.0%")  # sqrt((0.25² + 0 + 0.25²) / 2)
+
+
+def grounding_record(**fields) -> RunRecord:
+    headline = {"en": {"answered": 2, "errored": 0, "invented": 1, "cited": 4, "invented_rate": 0.25,
+                       "invented_wilson95": [0.046, 0.699], "gold_hit": 1, "gold_hit_rate": 0.5,
+                       "gold_hit_wilson95": [0.095, 0.905]}}
+    return RunRecord(model="smollm2", provider="openai", judge="grounding", fingerprint="f",
+                     pack=PackRef(name="jacite.json", sha256="ab" * 32),
+                     summary=Summary(scenarios=2, completed=2, headline=headline,
+                                     outcomes={"correct": 1, "wrong": 1}),
+                     performance={"prompt_order": "stock", "documents": 2},
+                     rounds=[Round(round=1, seed=0, results="smollm2.json")], **fields)
+
+
+def test_the_embedded_model_and_the_benchmarks_unit_are_named(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    out = io.StringIO()
+    print_summary(grounding_record(embedded=True), file=out)
+    text = out.getvalue()
+    assert "jacite.json (sha256 abababababab…) · smollm2 (the embedded model, llama.cpp) · judge grounding" in text
+    assert "via openai" not in text
+    assert "prompts: stock, 2 questions run" in text and "documents run" not in text
+    out = io.StringIO()
+    print_summary(grounding_record(base_url="http://h:1/v1"), file=out)
+    assert "smollm2 via openai at http://h:1/v1" in out.getvalue()
+
+
+def test_the_figure_table_fits_the_terminal_width(monkeypatch):
+    for columns in (60, 100):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        out = io.StringIO()
+        print_summary(grounding_record(), file=out)
+        table = out.getvalue().split("figure", 1)[1].splitlines()[1:]
+        assert table and max(len(line) for line in table) <= columns
+        assert max(len(line) for line in table) > columns - 15  # the width is used, not a fixed narrow one

@@ -26,3 +26,27 @@ def test_an_ungraded_judgment_gets_the_judges_raw_reply_and_its_cut():
     turns.explain_ungraded(judgment, log)
     assert judgment == {"severity": "ungraded", "judge_reply": '{"verdict": "cor',
                         "ungraded_reason": "unparseable; the reply stopped at the output cap (8 tokens)"}
+
+
+def test_a_reply_cut_at_the_cap_flags_the_result_truncated_for_any_benchmark():
+    for judge_fields in ({"severity": "pass", "n_invented": 0}, {"choice": "A", "correct": True}):
+        result = {"judgment": dict(judge_fields)}
+        turns.flag_truncated(result, turns.ScenarioLog(replies=[Reply("a"), Reply("b", finish_reason="length")]))
+        assert result["judgment"] == {**judge_fields, "truncated": True}
+        whole = {"judgment": dict(judge_fields)}
+        turns.flag_truncated(whole, turns.ScenarioLog(replies=[Reply("a", finish_reason="stop")]))
+        assert "truncated" not in whole["judgment"]
+    failed = {"judgment": None}
+    turns.flag_truncated(failed, turns.ScenarioLog(replies=[Reply("a", finish_reason="length")]))
+    assert failed == {"judgment": None}
+
+
+def test_a_run_stores_the_flag_on_each_cut_off_reply(tmp_path):
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.support.runs import results, run_here
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 2)   # choice_match: no benchmark grader of its own reads the cap
+    with FakeOpenAI(answer=lambda model, messages: {"content": "A", "finish_reason": "length"}) as server:
+        assert run_here(pack, tmp_path / "out", server.base_url) == 0
+    assert [r["judgment"].get("truncated") for r in results(tmp_path / "out")] == [True, True]

@@ -1,0 +1,96 @@
+"""``auditpacks list [DIR]``: the benchmarks this installation knows, and the packs and runs found under DIR.
+
+A pack is a ``PACK.json`` with its ``PACK.manifest.json`` beside it; a run is a run record
+(``*.run.json``). Hidden folders and virtual environments are not searched; the ``latest`` links
+of the runs folders are not followed, so every run is listed once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from auditpacks.core.errors import UserError
+from auditpacks.core.io import read_json
+from auditpacks.core.record import RunRecord
+from auditpacks.core.registry import BENCHMARKS
+from auditpacks.core.run_files import RECORD_SUFFIX
+
+MANIFEST_SUFFIX = ".manifest.json"
+SKIPPED = {"node_modules", "__pycache__", "site-packages"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
+                        help="where to look for packs and runs (default: the current folder)")
+    parser.add_argument("--json", action="store_true", help="print the lists as JSON")
+
+
+def files(root: Path) -> Iterator[Path]:
+    """Every file under ``root``, hidden folders, virtual environments and links to folders left out."""
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in SKIPPED
+                               and not (Path(folder) / d / "pyvenv.cfg").exists())
+        for name in sorted(names):
+            yield Path(folder) / name
+
+
+def packs(found: list[Path]) -> list[dict[str, Any]]:
+    """The packs among ``found``: a JSON file with its manifest beside it."""
+    out = []
+    for path in found:
+        if path.name.endswith(MANIFEST_SUFFIX):
+            pack = path.with_name(path.name[: -len(MANIFEST_SUFFIX)] + ".json")
+            try:
+                manifest = read_json(path, "manifest")
+            except UserError:
+                continue
+            if pack.is_file() and isinstance(manifest, dict):
+                builder = manifest.get("builder")
+                out.append({"pack": str(pack), "builder": builder.get("name") if isinstance(builder, dict) else builder,
+                            "scenarios": (manifest.get("counts") or {}).get("scenarios")})
+    return out
+
+
+def runs(found: list[Path]) -> list[dict[str, Any]]:
+    """The run records among ``found`` (an unreadable one is listed with why)."""
+    out = []
+    for path in found:
+        if not path.name.endswith(RECORD_SUFFIX):
+            continue
+        try:
+            r = RunRecord.load(path)
+        except UserError as exc:
+            out.append({"run": str(path), "error": str(exc)})
+            continue
+        out.append({"run": str(path.parent), "model": r.model, "judge": r.judge, "pack": r.pack.name,
+                    "scenarios": r.summary.scenarios, "errors": r.summary.errors, "started": r.started})
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    if not args.folder.is_dir():
+        raise UserError(f"{args.folder}: no such folder")
+    found = list(files(args.folder))
+    listing = {"benchmarks": [{"name": name, "title": b.title} for name, b in BENCHMARKS.items()],
+               "packs": packs(found), "runs": runs(found)}
+    if args.json:
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+        return 0
+    print("benchmarks:")
+    for b in listing["benchmarks"]:
+        print(f"  {b['name']:<10} {b['title']}")
+    print(f"packs under {args.folder}:" if listing["packs"] else f"packs under {args.folder}: none")
+    for p in listing["packs"]:
+        print(f"  {p['pack']}  ({p['builder']}, {p['scenarios']} scenarios)")
+    print(f"runs under {args.folder}:" if listing["runs"] else f"runs under {args.folder}: none")
+    for r in listing["runs"]:
+        if "error" in r:
+            print(f"  {r['run']}: unreadable: {r['error']}")
+        else:
+            print(f"  {r['run']}  {r['model']} · {r['judge']} · {r['pack']} · {r['scenarios']} scenarios, "
+                  f"{r['errors']} errors · {r['started'][:19]}")
+    return 0

@@ -1,0 +1,53 @@
+"""What a run can refuse before any model library (simpleaudit, any-llm, openai, anthropic) is imported.
+
+:func:`refuse_early` opens and checks the pack, validates the selection, shard, judge and
+counts, and finds a missing key, each in one line; ``auditpacks run`` calls it first, so a
+refusal costs a fraction of a second. :func:`owns` and :func:`api_key` live here for the same
+reason: the key is known before a client is built.
+"""
+
+from __future__ import annotations
+
+from auditpacks.runner.execution import selection as select
+from auditpacks.runner.execution import shard
+from auditpacks.runner.execution.admit import admit
+from auditpacks.runner.execution.config import RunConfig, RunError
+from auditpacks.runner.execution.engine import judge_name
+from auditpacks.runner.execution.scenario_source import StreamedPack, open_pack
+from auditpacks.runner.targets import providers
+
+
+def owns(config: RunConfig) -> bool:
+    """Whether this run's target is one of our own clients (else an any-llm provider)."""
+    return config.decision is None and (config.embedded or config.batch_api or providers.ours(config.provider))
+
+
+def api_key(config: RunConfig) -> str | None:
+    """The target's key (``local`` where none is needed); a missing one is a :class:`RunError`."""
+    key = config.target_key()
+    if key:
+        return key
+    if not owns(config):
+        return "local" if config.base_url else None  # any-llm reads the provider's own variable otherwise
+    if providers.provider(config.provider).keyless or config.embedded or config.cache_only:
+        return "local"
+    raise RunError(f"provider {config.provider!r} needs a key: --api-key or ${config.key_variable() or 'its key'}")
+
+
+def refuse_early(config: RunConfig) -> StreamedPack:
+    """The pack, opened and admitted, once every check that needs no model library has passed."""
+    for flag, value in (("--limit", config.limit), ("--repeats", config.repeats),
+                        ("--batch-questions", config.batch_questions), ("--per-question", config.per_question)):
+        if value is not None and value < 1:
+            raise RunError(f"{flag} must be at least 1, got {value}")
+    if config.shard:
+        shard.parse_spec(config.shard)
+    if config.decision and not config.target:
+        raise RunError("--decision needs --target (the decision model's name)")
+    if config.decision is None and not config.embedded and not config.cache_only:
+        api_key(config)
+    pack = open_pack(config.pack, check=config.check)
+    admit(pack, config)
+    judge_name(config, pack.manifest, select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
+                                                    limit=config.limit, seed=config.seed))
+    return pack

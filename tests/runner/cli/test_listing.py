@@ -1,0 +1,31 @@
+"""``auditpacks list``: the registry's benchmarks, and the packs and runs under a folder (links not followed)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from auditpacks.runner.cli.main import main
+from tests.support.six_runs import write_six_runs
+
+
+def test_lists_benchmarks_packs_and_runs_once(tmp_path, capsys):
+    write_six_runs(tmp_path)
+    os.symlink("run6", tmp_path / "results" / "latest")       # a runs folder's latest link: not listed again
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "x.run.json").write_text("{}", encoding="utf-8")  # hidden folders are not searched
+    assert main(["list", str(tmp_path), "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [b["name"] for b in listing["benchmarks"]] == ["jacite", "iustitia", "icj"]
+    assert [(os.path.basename(p["pack"]), p["scenarios"]) for p in listing["packs"]] == [("alpha.json", 4),
+                                                                                          ("beta.json", 4)]
+    assert [os.path.basename(r["run"]) for r in listing["runs"]] == [f"run{i}" for i in range(1, 7)]
+    assert listing["runs"][5]["errors"] == 1 and listing["runs"][4]["model"] == "n"
+    assert main(["list", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("benchmarks:\n  jacite") and text.count(" · choice_match · ") == 6
+
+
+def test_a_missing_folder_is_one_line(tmp_path, capsys):
+    assert main(["list", str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err.strip().endswith("nope: no such folder")

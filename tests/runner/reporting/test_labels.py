@@ -1,0 +1,30 @@
+"""Runs shown together are named by the settings that differ between them (hand-written runs)."""
+
+from __future__ import annotations
+
+from auditpacks.core.record import RunRecord
+from auditpacks.runner.reporting.labels import labels, what_differs
+from tests.support.six_runs import write_six_runs
+
+EXPECTED = ["m · alpha.json · temperature 0 · seed 0", "m · alpha.json · temperature 0.7 · seed 0",
+            "m · alpha.json · temperature 0 · seed 3", "m · beta.json · temperature 0 · seed 0 · run4",
+            "n · beta.json · temperature 0 · seed 0", "m · beta.json · temperature 0 · seed 0 · run6"]
+
+
+def test_six_runs_get_six_labels_from_what_differs(tmp_path):
+    paths = write_six_runs(tmp_path)
+    records = [RunRecord.load(p) for p in paths]
+    assert labels(records, [p.parent.name for p in paths]) == EXPECTED
+    assert what_differs(records) == ("what differs: model (m, n); pack (alpha.json, beta.json); "
+                                     "temperature (0, 0.7); seed (0, 3)")
+
+
+def test_only_the_differing_setting_names_a_pair_and_one_run_is_model_and_pack(tmp_path):
+    paths = write_six_runs(tmp_path)
+    pair = [RunRecord.load(p) for p in paths[:2]]
+    assert labels(pair, ["a", "b"]) == ["temperature 0", "temperature 0.7"]
+    assert what_differs(pair) == "what differs: temperature (0, 0.7)"
+    assert labels(pair[:1], ["a"]) == ["m · alpha.json"] and what_differs(pair[:1]) == ""
+    twins = [pair[0], pair[0]]
+    assert labels(twins, ["x", "y"]) == ["m · alpha.json · x", "m · alpha.json · y"]
+    assert what_differs(twins) == "what differs: nothing in their settings (the runs are repeats)"

@@ -1,0 +1,37 @@
+"""The report's opening: the runs overview in Markdown too, and a CJK-font note only where CJK text is shown."""
+
+from __future__ import annotations
+
+import json
+
+from auditpacks.runner.cli.main import main
+from auditpacks.runner.reporting.report import has_cjk
+from tests.support.six_runs import write_six_runs
+
+NOTE = "it needs a CJK font"
+
+
+def report_md(tmp_path, monkeypatch, capsys) -> str:
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "results", "--format", "md"]) == 0
+    return capsys.readouterr().out
+
+
+def test_overview_rows_and_no_font_note_without_cjk(tmp_path, monkeypatch, capsys):
+    write_six_runs(tmp_path)
+    text = report_md(tmp_path, monkeypatch, capsys)
+    assert text.index("## Runs") < text.index("## Headline figures")
+    assert "| n · beta.json · temperature 0 · seed 0 | closed questions (Iustitia Marigonae style) | 4 | 0 | " \
+           "agreement (micro) | 50.0% |" in text
+    assert NOTE not in text
+
+
+def test_a_japanese_reply_brings_the_font_note(tmp_path, monkeypatch, capsys):
+    write_six_runs(tmp_path)
+    path = tmp_path / "results" / "run1" / "m.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["results"][0]["conversation"][-1]["content"] = "A\n民法第709条による。"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert NOTE in report_md(tmp_path, monkeypatch, capsys)
+    assert [has_cjk(t) for t in ("民法", "ひらがな", "한국어", "Straße", None)] == \
+        [True, True, True, False, False]
