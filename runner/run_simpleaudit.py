@@ -26,7 +26,7 @@ from pathlib import Path
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
     from auditpacks.core.errors import PackError, fail
     from auditpacks.core.registry import BENCHMARKS, CARD_RUNNER
-    from auditpacks.runner.cli.arg_types import plain
+    from auditpacks.core.arg_types import plain
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
     except PackError as exc:
         return fail(exc)
-    from auditpacks.runner.cli.main import USER_ERRORS, print_viewer, report_run
-    from auditpacks.runner.execution.layout import run_folder
+    from auditpacks.runner.cli.main import USER_ERRORS
+    from auditpacks.runner.cli.run_command import print_viewer, report_run
+    from auditpacks.runner.execution.layout import located
     from auditpacks.runner.execution.run import results_path, run
 
     try:
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None and source.is_file():
         print(f"run_simpleaudit: results {card_results(record, source)}", file=sys.stderr)
     code = report_run(record, as_json=False)
-    print_viewer(run_folder(config.out, config.pack))
+    print_viewer(located(config, record))
     return code
 
 

@@ -23,8 +23,8 @@ from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.packs.stream import scan
-from auditpacks.runner.cli.arg_types import plain
-from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE, add_run_arguments, config_from_args
+from auditpacks.core.arg_types import plain
+from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE, add_run_arguments
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
 READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (HTML or Markdown)"),
@@ -171,64 +171,10 @@ def _check(args) -> int:
     return 1 if errors else 0
 
 
-def report_run(record, as_json: bool) -> int:
-    """The run's summary on stdout (table or JSON); the exit code says whether every scenario was graded."""
-    from auditpacks.runner.execution.summary_view import print_summary, summary_json
-
-    if as_json:
-        print(json.dumps(summary_json(record), indent=2, ensure_ascii=False))
-    else:
-        print_summary(record)
-    if not record.summary.graded_all:
-        s = record.summary
-        if s.scenarios == 0:
-            why = "no scenario was selected"
-        elif s.errors:
-            why = f"{s.errors} of {s.scenarios} scenarios ended in ERROR"
-        else:
-            why = f"the judge graded none of the {s.completed} scenarios (see why under ungraded)"
-        print(f"auditpacks: incomplete: {why} (exit {EXIT_INCOMPLETE})", file=sys.stderr)
-        return EXIT_INCOMPLETE
-    return EXIT_OK
-
-
 def _run(args) -> int:
-    from auditpacks.runner.execution.early import refuse_early
+    from auditpacks.runner.cli.run_command import run_command
 
-    if args.dry_run:
-        return _quote(args)
-    config = config_from_args(args)
-    pack = refuse_early(config)  # before the model libraries are imported: a refusal is quick
-    from auditpacks.runner.execution.layout import located
-    from auditpacks.runner.execution.run import run
-
-    with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config, pack)
-    folder = located(config, record)
-    print(f"run files in {folder}", file=sys.stderr)
-    code = report_run(record, args.json)
-    print_viewer(folder)
-    return code
-
-
-def print_viewer(folder: Path) -> None:
-    """The last line on stderr: how to open the results in SimpleAudit Studio's viewer."""
-    from auditpacks.core.results_layout import viewer_command
-
-    print(f"auditpacks: view the results: {viewer_command(folder)}", file=sys.stderr)
-
-
-def _quote(args) -> int:
-    """``run --dry-run``: the quote on stdout (table or JSON); nothing is sent."""
-    from auditpacks.runner.execution.plan import quote
-    from auditpacks.runner.execution.plan_view import print_quote
-
-    result = quote(config_from_args(args))
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print_quote(result)
-    return EXIT_OK
+    return run_command(args)
 
 
 def _merge(args) -> int:
@@ -237,6 +183,8 @@ def _merge(args) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         record = merge(args.shards, args.out, pack=args.pack, model=args.model)
     print(f"merged shards {', '.join(record.merged_from['shards'])} into {args.out}", file=sys.stderr)
+    from auditpacks.runner.cli.run_command import print_viewer, report_run
+
     code = report_run(record, args.json)
     print_viewer(Path(args.out))
     return code

@@ -8,6 +8,9 @@ reason: the key is known before a client is built.
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
 from auditpacks.runner.execution.admit import admit
@@ -48,6 +51,8 @@ def refuse_early(config: RunConfig) -> StreamedPack:
         api_key(config)
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
-    judge_name(config, pack.manifest, select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                                                    limit=config.limit, seed=config.seed))
+    with contextlib.redirect_stderr(io.StringIO()):  # a shortfall refuses here; its note is printed by the run
+        chosen = select.select(pack, smoke=config.smoke, per_question_n=config.per_question, limit=config.limit,
+                               seed=config.seed, allow_fewer=config.allow_fewer)
+    judge_name(config, pack.manifest, chosen)
     return pack

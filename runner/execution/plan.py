@@ -104,7 +104,7 @@ def prompts(config: RunConfig) -> tuple[list[Prompt], str]:
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                              limit=config.limit, seed=config.seed)
+                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
     order = resolve_prompt_order(config, scenarios) or STOCK
     if config.shard:
         scenarios, _ = shard.take(scenarios, shard.parse_spec(config.shard))

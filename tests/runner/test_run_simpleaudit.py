@@ -98,10 +98,10 @@ def test_the_last_line_is_the_studio_viewer_command_for_the_results_folder(tmp_p
 def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch, capsys):
     from simpleaudit import AuditResults
 
-    from auditpacks.core.run_files import results_name
+    from auditpacks.core.run_files import LATEST_NAME, results_name
     from auditpacks.runner import run_simpleaudit
     from auditpacks.runner.execution.config import model_stem
-    from auditpacks.runner.execution.layout import run_folder
+    from auditpacks.runner.execution.layout import pack_folder
     from tests.support.fake_openai import FakeOpenAI
     from tests.support.tiny_pack import write_pack
 
@@ -114,6 +114,6 @@ def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch
     assert len(AuditResults.load(str(card))) == 3
     assert "run_simpleaudit: results results/qwen3_8b.json" in capsys.readouterr().err
     # the project's own layout is kept beside it: results/<pack>/<stem>.json with the same results
-    own = run_folder(None, pack) / results_name(model_stem("qwen3:8b"))
-    assert own.parent.name == "tiny" and own.name != "qwen3_8b.json"
+    own = pack_folder(pack) / LATEST_NAME / results_name(model_stem("qwen3:8b"))
+    assert own.parent.parent.name == "tiny" and own.name != "qwen3_8b.json"
     assert json.loads(own.read_text())["results"] == json.loads(card.read_text())["results"]

@@ -136,17 +136,18 @@ def test_command_line_options_and_help():
         "--pred": "predictions.jsonl (one record per model/condition/round/target)",
         "--test": "data/test.jsonl with the reference citations",
         "--allow-partial": "score a subset; report missing targets",
-        "--out": "write the scores as JSON here (else print the JSON)",
+        "--out": "also write the scores as JSON here (--json: print them)",
     }
     args = _parser().parse_args(["--pred", "p", "--test", "t"])
     assert (args.allow_partial, args.out) == (False, None)
 
 
-def test_scores_are_indented_json(tmp_path, capsys, target):
+def test_scores_print_as_a_table_and_are_written_as_indented_json(tmp_path, capsys, target):
     pred = tmp_path / "p.jsonl"
     pred.write_text(__import__("json").dumps(_record(target, 1, [])) + "\n")
     assert icj_score.main(_parser().parse_args(["--pred", str(pred), "--test", str(TEST), "--allow-partial"])) == 0
-    assert capsys.readouterr().out.startswith('{\n  "families": [\n    "case_ids",')
+    printed = capsys.readouterr().out
+    assert printed.split()[:3] == ["model", "condition", "rounds"] and "{" not in printed.splitlines()[0]
     out = tmp_path / "s.json"
     assert icj_score.main(_parser().parse_args(["--pred", str(pred), "--test", str(TEST), "--allow-partial",
                                                 "--out", str(out)])) == 0

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from auditpacks.runner.cli.arg_types import plain
+from auditpacks.core.arg_types import plain
 from auditpacks.runner.cli.main import build_parser
 from tests.support.paths import ROOT
 

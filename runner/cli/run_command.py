@@ -1,0 +1,73 @@
+"""``auditpacks run``: what it refuses before the model libraries load, the run, its summary on stdout
+and, on stderr, where its files are and how to view them."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+from auditpacks.runner.cli.main import EXIT_INCOMPLETE, EXIT_OK
+from auditpacks.runner.cli.run_args import config_from_args
+
+
+def report_run(record, as_json: bool) -> int:
+    """The run's summary on stdout (table or JSON); the exit code says whether every scenario was graded."""
+    from auditpacks.runner.execution.summary_view import print_summary, summary_json
+
+    if as_json:
+        print(json.dumps(summary_json(record), indent=2, ensure_ascii=False))
+    else:
+        print_summary(record)
+    if not record.summary.graded_all:
+        s = record.summary
+        if s.scenarios == 0:
+            why = "no scenario was selected"
+        elif s.errors:
+            why = f"{s.errors} of {s.scenarios} scenarios ended in ERROR"
+        else:
+            why = f"the judge graded none of the {s.completed} scenarios (see why under ungraded)"
+        print(f"auditpacks: incomplete: {why} (exit {EXIT_INCOMPLETE})", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def run_command(args) -> int:
+    """``auditpacks run``: refusals first, then the run, its summary and where its files are."""
+    from auditpacks.runner.execution.early import refuse_early
+
+    if args.dry_run:
+        return quote_command(args)
+    config = config_from_args(args)
+    pack = refuse_early(config)  # before the model libraries are imported: a refusal is quick
+    from auditpacks.runner.execution.layout import located
+    from auditpacks.runner.execution.run import run
+
+    with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
+        record = run(config, pack)
+    folder = located(config, record)
+    print(f"run files in {folder}", file=sys.stderr)
+    code = report_run(record, args.json)
+    print_viewer(folder)
+    return code
+
+
+def print_viewer(folder: Path) -> None:
+    """The last line on stderr: how to open the results in SimpleAudit Studio's viewer."""
+    from auditpacks.core.results_layout import viewer_command
+
+    print(f"auditpacks: view the results: {viewer_command(folder)}", file=sys.stderr)
+
+
+def quote_command(args) -> int:
+    """``run --dry-run``: the quote on stdout (table or JSON); nothing is sent."""
+    from auditpacks.runner.execution.plan import quote
+    from auditpacks.runner.execution.plan_view import print_quote
+
+    result = quote(config_from_args(args))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print_quote(result)
+    return EXIT_OK
