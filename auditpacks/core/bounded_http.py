@@ -6,7 +6,8 @@ reads each response body as a stream before handing it on and stops:
 
 * at ``max_bytes`` (default :data:`MAX_REPLY_BYTES`, ``AUDITPACKS_MAX_REPLY_BYTES`` overrides it),
   counting the decoded bytes, with :class:`ReplyTooLarge` (never retried);
-* at ``deadline`` seconds after the request was sent, whatever the server drips, with
+* at the request's time-out (its ``read`` time-out, else ``deadline``) counted from when the request
+  was sent, as a total, whatever the server drips, with
   :class:`DeadlineExceeded` (an ``httpx`` time-out, so retried like one);
 * at a redirect to another host, with :class:`RedirectRefused` (the prompt and documents never
   go elsewhere; same-host redirects are followed).
@@ -118,12 +119,13 @@ class BoundedAsyncTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self._check_host(request)
         request.headers["Accept-Encoding"] = "identity"
+        deadline = (request.extensions.get("timeout") or {}).get("read", self.deadline)
         inner = self._inner or httpx.AsyncHTTPTransport()
         try:
-            async with asyncio.timeout(self.deadline):
+            async with asyncio.timeout(deadline):
                 return await self._fetch(inner, request)
         except TimeoutError:
-            raise DeadlineExceeded(f"no complete reply within the {self.deadline:g} s deadline",
+            raise DeadlineExceeded(f"no complete reply within the {deadline:g} s deadline",
                                    request=request) from None
         finally:
             if self._inner is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import token_count
+
 #: The fields a reply is cached and stored with.
 FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reason")
 
@@ -42,6 +44,10 @@ class Reply:
     output_tokens: int | None = None
     finish_reason: str | None = None
     cached: bool = False   # answered from the response cache
+
+    def __post_init__(self) -> None:
+        """Token counts checked where every reply is made: an invalid count (NaN, negative, huge) is unknown."""
+        self.input_tokens, self.output_tokens = token_count(self.input_tokens), token_count(self.output_tokens)
 
     @property
     def truncated(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import token_count
 from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.figures import OUTCOMES, question_group
@@ -71,8 +72,8 @@ def reply(result: Mapping[str, Any]) -> str:
 def cost(result: Mapping[str, Any]) -> dict[str, int]:
     """Tokens spent on the scenario: the model's prompt and reply, and any judge or auditor calls."""
     def tokens(prefix: str) -> int:
-        return int(result.get(f"{prefix}_input_tokens") or 0) + int(result.get(f"{prefix}_output_tokens") or 0)
+        return sum(token_count(result.get(f"{prefix}_{kind}_tokens")) or 0 for kind in ("input", "output"))
 
-    return {"input": int(result.get("target_input_tokens") or 0),
-            "output": int(result.get("target_output_tokens") or 0),
+    return {"input": token_count(result.get("target_input_tokens")) or 0,
+            "output": token_count(result.get("target_output_tokens")) or 0,
             "judge": tokens("judge") + tokens("auditor")}

@@ -40,9 +40,12 @@ from simpleaudit.decision import (
 )
 from simpleaudit.targets import TargetResponse
 
+from auditpacks.core import bounded_http
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.core.numbers import token_count
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
+from auditpacks.runner.targets.decision import check_answer
 
 STOP_BATCHING = (400, 422)
 
@@ -60,7 +63,8 @@ def compact(value: Any) -> bytes:
 
 def share(total: Any, parts: int, index: int) -> int | None:
     """Part ``index`` of ``total`` split into ``parts`` near-equal integers (None when unknown)."""
-    if not isinstance(total, int):
+    total = token_count(total)
+    if total is None:
         return None
     base, extra = divmod(total, parts)
     return base + (1 if index < extra else 0)
@@ -71,9 +75,8 @@ def answer_response(decision: Mapping[str, Any], answer: Any, usage: Mapping[str
     """The TargetResponse a single request would have given (None: no answer, ask again alone)."""
     if not isinstance(answer, dict):
         return None
-    choice = answer.get("choice")
-    if choice not in decision["criteria"]:
-        raise RuntimeError(f"decision endpoint chose {choice!r}, which is not one of the options")
+    check_answer(decision, answer)
+    choice = answer["choice"]
     description = decision["criteria"][choice]
     tokens = {k: share(usage.get(k), parts, index) for k in ("input_tokens", "output_tokens")}
     raw = {"model": model, "answers": {decision["id"]: answer}, "usage": tokens, "batch_questions": parts}
@@ -189,11 +192,9 @@ class BatchedDecisionTarget(RunTarget):
         headers = {**self.inner.headers, "Content-Type": "application/json"}
         client = self.inner._client
         if client is not None:
-            resp = await client.post(self.inner.url, content=compact(body), headers=headers)
+            resp = await client.post(self.inner.url, content=compact(body), headers=headers, timeout=timeout)
         else:
-            import httpx
-
-            async with httpx.AsyncClient(timeout=timeout) as own:
+            async with bounded_http.async_client(self.inner.url, timeout=timeout, pooled=False) as own:
                 resp = await own.post(self.inner.url, content=compact(body), headers=headers)
         return resp.status_code, (resp.text if resp.status_code >= 400 else resp.json())
 

@@ -16,13 +16,17 @@ import re
 from typing import Any, Mapping
 
 from simpleaudit import DecisionTarget
+from simpleaudit.targets import TargetResponse
 from simpleaudit.decision import (
     public_decision,
     render_decision_prompt,
     validate_decision,
 )
 
+from auditpacks.core import bounded_http
 from auditpacks.core.defaults import MAX_OPTIONS
+from auditpacks.core.numbers import token_count
+from auditpacks.runner.serving.systemone import ChoiceQuestion, DecisionRequest, SystemOneError, check_response
 from auditpacks.runner.targets.contract import RunTarget
 
 KINDS = ("ollama", "openrouter", "url")
@@ -41,22 +45,30 @@ def make_decision_target(kind: str, model: str, *, base_url: str | None = None, 
         raise DecisionSetupError("a decision target needs a model name (--target)")
     if kind == "ollama":
         base = (base_url or OLLAMA_BASE_URL).rstrip("/").removesuffix("/v1")  # the OpenAI-style URL also works
-        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout)
+        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout,
+                                     client=_client(base, timeout))
     if kind == "openrouter":
-        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout)
+        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout,
+                                           client=_client(None, timeout))
         if base_url:  # an OpenRouter-compatible gateway or a local stand-in: {base}/systemone
             base = base_url.rstrip("/")
             target = DecisionTarget(base if base.endswith("/systemone") else base + "/systemone", model,
                                     api_key=api_key or os.environ.get("OPENROUTER_API_KEY"),
-                                    max_options=max_options, timeout=timeout)
+                                    max_options=max_options, timeout=timeout, client=_client(base, timeout))
         if "Authorization" not in target.headers:
             raise DecisionSetupError("OpenRouter needs a key: set OPENROUTER_API_KEY or pass --api-key")
         return target
     if kind == "url":
         if not url:
             raise DecisionSetupError("--decision url needs --decision-url (the System One endpoint)")
-        return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout)
+        return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout,
+                              client=_client(url, timeout))
     raise DecisionSetupError(f"unknown decision endpoint {kind!r}; use one of {', '.join(KINDS)}")
+
+
+def _client(url: str | None, timeout: float):
+    """The bounded client a decision target sends with (a connection per request: runs open more than one loop)."""
+    return bounded_http.async_client(url, timeout=timeout, pooled=False)
 
 
 class SingleDecisionTarget(RunTarget):
@@ -68,7 +80,29 @@ class SingleDecisionTarget(RunTarget):
         self.inner = inner
 
     async def send(self, **kwargs: Any) -> Any:
-        return await self.inner.send(**kwargs)
+        response = await self.inner.send(**kwargs)
+        context = kwargs.get("context")
+        decision = (context.extra if context is not None else {}).get("decision")
+        return checked_response(decision, response) if decision is not None else response
+
+
+def check_answer(decision: Mapping[str, Any], answer: Any) -> None:
+    """Raise ``RuntimeError`` (the scenario's recorded error) unless ``answer`` is a valid System One answer
+    to ``decision``: a choice among its options, a confidence and probabilities in [0, 1] summing to 1."""
+    question = ChoiceQuestion(str(decision["id"]), str(decision.get("instructions") or ""),
+                              {key: str(text or "") for key, text in dict(decision["criteria"]).items()})
+    try:
+        check_response({"answers": {question.id: answer}}, DecisionRequest("", "", (question,)))
+    except SystemOneError as exc:
+        raise RuntimeError(f"decision endpoint sent an invalid answer: {exc}") from None
+
+
+def checked_response(decision: Mapping[str, Any], response: TargetResponse) -> TargetResponse:
+    """``response`` once its answer is checked (:func:`check_answer`) and its token counts are valid or unknown."""
+    check_answer(decision, response.decision)
+    response.input_tokens = token_count(response.input_tokens)
+    response.output_tokens = token_count(response.output_tokens)
+    return response
 
 
 def option_count(scenario: Mapping[str, Any]) -> int:

@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditpacks.core.numbers import token_count
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.retry import CallFailed
 from auditpacks.runner.targets import turns
@@ -149,8 +150,8 @@ class EndpointPool(RunTarget):
                 continue
             endpoint.calls += 1
             endpoint.documents.add(key)
-            endpoint.input_tokens += int(response.input_tokens or 0)
-            endpoint.output_tokens += int(response.output_tokens or 0)
+            endpoint.input_tokens += token_count(response.input_tokens) or 0
+            endpoint.output_tokens += token_count(response.output_tokens) or 0
             return response
 
     @property
