@@ -125,7 +125,7 @@ class BoundedAsyncTransport(httpx.AsyncBaseTransport):
             async with asyncio.timeout(deadline):
                 return await self._fetch(inner, request)
         except TimeoutError:
-            raise DeadlineExceeded(f"no complete reply within the {deadline:g} s deadline",
+            raise DeadlineExceeded(f"timed out: no complete reply within the {deadline:g} s deadline",
                                    request=request) from None
         finally:
             if self._inner is None:
