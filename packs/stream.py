@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import read_json
+from auditpacks.core.io import parse_json, read_json
 
 CHUNK = 1 << 20
 #: Outside a string: where one starts or the nesting changes.
@@ -114,7 +114,7 @@ def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] 
 
 def _parse(path: Path, index: int, raw: bytes) -> dict[str, Any]:
     try:
-        scenario = json.loads(raw)
+        scenario = parse_json(raw, f"{path.name}: record #{index}", PackError)
     except json.JSONDecodeError as exc:
         raise PackError(f"{path.name}: record #{index}: invalid JSON at its character {exc.pos}: {exc.msg}") from None
     except UnicodeDecodeError as exc:

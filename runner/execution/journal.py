@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_text
+from auditpacks.core.io import atomic_write_text, parse_json
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
@@ -71,7 +71,7 @@ class JournalEntry:
         """The entry on one line; a :class:`JournalError` naming ``where`` (file and line, or file and key) and
         the field."""
         try:
-            data = json.loads(line)
+            data = parse_json(line, where, JournalError)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise JournalError(f"{where}: not JSON ({type(exc).__name__})") from None
         if not isinstance(data, Mapping):
