@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import FormatError, PackError
-from auditpacks.core.io import read_json
+from auditpacks.core.io import parse_json, read_json
 from auditpacks.core.run_files import is_error
 
 _OPEN, _EMPTY = b'  "results": [', b'  "results": []'
@@ -151,7 +151,7 @@ def raw_results(path: str | os.PathLike) -> Iterator[tuple[tuple[int, int] | Non
 
 def _parse(path: Path, raw: bytes) -> dict[str, Any]:
     try:
-        return json.loads(raw)
+        return parse_json(raw, f"{path.name}: a result", ResultsError)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResultsError(f"{path.name}: a result that is not valid JSON ({exc})") from None
 
