@@ -60,10 +60,18 @@ def documents(scenario: Mapping[str, Any], result: Mapping[str, Any]) -> list[st
     return [d.get("text", "") if isinstance(d, Mapping) else str(d) for d in docs]
 
 
+#: The most characters of one reply a report shows (the results file keeps what the run stored).
+MAX_REPORT_REPLY_CHARS = 20_000
+
+
 def reply(result: Mapping[str, Any]) -> str:
-    """The last reply; a decision model's structured answer is shown as JSON after its text."""
+    """The last reply, cut at :data:`MAX_REPORT_REPLY_CHARS` with a note; a decision model's structured
+    answer is shown as JSON after its text."""
     last = last_reply(result.get("conversation") or [])
     text = _text(last.get("content"))
+    if len(text) > MAX_REPORT_REPLY_CHARS:
+        text = (text[:MAX_REPORT_REPLY_CHARS] + f"\n[… {len(text) - MAX_REPORT_REPLY_CHARS} more characters in "
+                "the results file]")
     if isinstance(last.get("decision"), Mapping):
         text += "\n" + json.dumps(last["decision"], ensure_ascii=False, sort_keys=True)
     return text
