@@ -45,7 +45,7 @@ from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.core.numbers import token_count
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
-from auditpacks.runner.targets.decision import check_answer
+from auditpacks.runner.targets.decision import check_answer, checked_response
 
 STOP_BATCHING = (400, 422)
 
@@ -216,9 +216,9 @@ class BatchedDecisionTarget(RunTarget):
                 raise item
             return item
         self.single_calls += 1
-        return await self.inner.send(system=system, user=user, history=history, file_uri=file_uri,
-                                     documents=documents, response_format=response_format, params=params,
-                                     context=context)
+        return checked_response(await self.inner.send(system=system, user=user, history=history, file_uri=file_uri,
+                                                      documents=documents, response_format=response_format,
+                                                      params=params, context=context), context)
 
     # -- reporting ------------------------------------------------------------------------------
     def stats(self) -> dict[str, Any]:

@@ -80,10 +80,7 @@ class SingleDecisionTarget(RunTarget):
         self.inner = inner
 
     async def send(self, **kwargs: Any) -> Any:
-        response = await self.inner.send(**kwargs)
-        context = kwargs.get("context")
-        decision = (context.extra if context is not None else {}).get("decision")
-        return checked_response(decision, response) if decision is not None else response
+        return checked_response(await self.inner.send(**kwargs), kwargs.get("context"))
 
 
 def check_answer(decision: Mapping[str, Any], answer: Any) -> None:
@@ -97,9 +94,12 @@ def check_answer(decision: Mapping[str, Any], answer: Any) -> None:
         raise RuntimeError(f"decision endpoint sent an invalid answer: {exc}") from None
 
 
-def checked_response(decision: Mapping[str, Any], response: TargetResponse) -> TargetResponse:
-    """``response`` once its answer is checked (:func:`check_answer`) and its token counts are valid or unknown."""
-    check_answer(decision, response.decision)
+def checked_response(response: TargetResponse, context: Any) -> TargetResponse:
+    """``response`` once its answer is checked against the scenario's decision block (:func:`check_answer`)
+    and its token counts are valid or unknown."""
+    decision = (context.extra if context is not None else {}).get("decision")
+    if decision is not None:
+        check_answer(decision, response.decision)
     response.input_tokens = token_count(response.input_tokens)
     response.output_tokens = token_count(response.output_tokens)
     return response
