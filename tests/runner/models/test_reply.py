@@ -22,3 +22,12 @@ def test_the_cached_record_round_trips_and_keeps_only_its_fields():
 def test_the_facts_a_grader_reads_leave_out_what_is_unknown():
     assert Reply("a", reasoning="r", finish_reason="length").facts() == {"finish_reason": "length", "reasoning": "r"}
     assert Reply("a").facts() == {}
+
+
+def test_a_reply_takes_only_valid_token_counts():
+    import math
+
+    assert Reply(content="a", input_tokens=math.nan, output_tokens=-5).record()["input_tokens"] is None
+    assert Reply(content="a", input_tokens=12.0, output_tokens=10**30).input_tokens == 12
+    assert Reply.from_record({"content": "a", "input_tokens": "7", "output_tokens": 3}).output_tokens == 3
+    assert Reply.from_record({"content": "a", "input_tokens": "7"}).input_tokens is None
