@@ -18,8 +18,9 @@ from tests.support.runs import run_args, run_here
 from tests.support.tiny_pack import write_pack
 
 #: Runs the command line in a grandchild and prints its exit code and peak RSS (KiB), read with RUSAGE_CHILDREN.
-MEASURE = ("import resource, subprocess, sys; code = subprocess.run([sys.executable, '-m', 'auditpacks.runner.cli.main', "
-           "*sys.argv[1:]], stdout=subprocess.DEVNULL).returncode; "
+MEASURE = ("import resource, subprocess, sys; "
+           "code = subprocess.run([sys.executable, '-m', 'auditpacks.runner.cli.main', *sys.argv[1:]], "
+           "stdout=subprocess.DEVNULL).returncode; "
            "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 

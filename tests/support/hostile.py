@@ -77,7 +77,8 @@ class HostileServer:
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         method, path = head[0].split(" ")[:2]
-        headers = {line.split(":", 1)[0].strip().lower(): line.split(":", 1)[1].strip() for line in head[1:] if ":" in line}
+        pairs = [line.split(":", 1) for line in head[1:] if ":" in line]
+        headers = {name.strip().lower(): value.strip() for name, value in pairs}
         await reader.readexactly(int(headers.get("content-length") or 0))
         if method == "GET":
             found = path.rstrip("/") == "/v1/models"
@@ -97,7 +98,8 @@ class HostileServer:
                 await asyncio.sleep(self.drip_s)
         if self.mode == "redirect":
             location = f"http://localhost:{self.port}{path}"
-            writer.write(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode())
+            writer.write(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\n"
+                         "Content-Length: 0\r\n\r\n".encode())
             await writer.drain()
             return True
         if self.mode == "nan":

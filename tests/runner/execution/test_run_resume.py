@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from auditpacks.runner.execution.journal import Journal, JournalError
+from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.lock import LOCK_NAME, FolderBusy, FolderLock
 from auditpacks.runner.execution.progress import ProgressPrinter
 from tests.support.fake_openai import FakeOpenAI
