@@ -89,9 +89,12 @@ class _Body:
         if self.inflate is None:
             return self._keep(chunk)
         data = chunk
-        while data:
-            self._keep(self.inflate.decompress(data, self.limit - self.size + 1))
-            data = self.inflate.unconsumed_tail
+        try:
+            while data:
+                self._keep(self.inflate.decompress(data, self.limit - self.size + 1))
+                data = self.inflate.unconsumed_tail
+        except zlib.error as exc:
+            raise httpx.DecodingError(f"compressed body cannot be read: {exc}", request=self.request) from None
 
     def _keep(self, data: bytes) -> None:
         self.size += len(data)

@@ -55,6 +55,10 @@ def test_a_compressed_body_is_capped_after_decoding():
     small = bounded_http._Body("gzip", 2**20, httpx.Request("GET", "http://127.0.0.1/"))
     small.add(gzip.compress(b"hello"))
     assert small.content() == b"hello"
+    with pytest.raises(httpx.DecodingError):
+        bounded_http._Body("deflate", 100, httpx.Request("GET", "http://127.0.0.1/")).add(b"not deflate at all")
+    with pytest.raises(httpx.DecodingError, match="unsupported content-encoding 'br'"):
+        bounded_http._Body("br", 100, httpx.Request("GET", "http://127.0.0.1/"))
 
 
 def test_a_redirect_to_another_host_is_refused_and_the_cause_is_found_behind_wrappers():
