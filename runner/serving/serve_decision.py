@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.core.io import parse_json
 from auditpacks.core.redact import redact
 from auditpacks.runner.cli.arg_types import integer, number
 from auditpacks.runner.cli.arg_types import port as port_number
@@ -131,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return self._send(refused.status, {"error": str(refused)})
         try:
-            body = json.loads(raw.decode("utf-8"))
+            body = parse_json(raw.decode("utf-8"), "request body", SystemOneError)
+        except SystemOneError as exc:  # nested too deeply, a huge number, a lone surrogate
+            return self._send(400, {"error": str(exc)})
         except ValueError as exc:
             return self._send(400, {"error": f"request body: not valid JSON ({exc})"})
         try:

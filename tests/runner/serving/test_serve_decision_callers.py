@@ -52,3 +52,19 @@ def test_callers_are_checked(headers, status, words):
         calls = len(stub.requests)
     assert got == status and words in text, text
     assert (calls == 0) is (status != 200)  # a refused caller never reaches the upstream
+
+
+@pytest.mark.parametrize("body, words", [
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (b'{"model": "m", "state": 1' + b"0" * 5000 + b"}", "a number too long"),
+    (b'{"model": "\\ud800", "state": "s", "questions": {}}', "lone UTF-16 surrogate"),
+])
+def test_a_body_at_the_parsers_limits_is_400_in_one_line(body, words):
+    with StubHTTP(upstream) as stub, DecisionServer(stub.url + "/v1") as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("POST", "/v1/systemone", body=body, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        status, data = response.status, json.loads(response.read())
+        conn.close()
+    assert status == 400 and words in data["error"] and "\n" not in data["error"]
