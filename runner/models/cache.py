@@ -75,7 +75,7 @@ class ResponseCache:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             entry = None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             print(f"auditpacks: cache entry {path.name} unreadable ({type(exc).__name__}); asking the model",
                   file=sys.stderr)
             entry = None
@@ -116,7 +116,7 @@ class ResponseCache:
         base_url = without_credentials(base_url)
         try:
             return json.loads(self._model_path(base_url, model).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
 
     def stats(self) -> dict[str, int]:
