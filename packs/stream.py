@@ -1,8 +1,8 @@
 """Read a pack without holding it: scenarios streamed one at a time, with their byte ranges.
 
 A pack is one JSON list of scenario objects (often hundreds of megabytes). :func:`scan`
-reads it once in chunks, finds where each scenario object starts and ends (a regular
-expression steps over whole strings, so braces inside text never count), parses each
+reads it once in chunks, finds where each scenario object starts and ends (one linear pass that steps over whole
+strings, so braces inside text never count), parses each
 object on its own, hashes the file's bytes as they go by and, at the end, checks that
 hash against the manifest's ``sha256``. Only what ``extract`` returns for each
 scenario is kept, beside its byte range and a digest of its bytes, so a later
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.io import read_json
+from auditpacks.core.io import parse_json, read_json
 
 CHUNK = 1 << 20
-#: A whole JSON string, a structural character, or a string still open at the end of the buffer.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]|"', re.S)
+#: Outside a string: where one starts or the nesting changes.
+_STRUCTURE = re.compile(rb'[{}\[\]"]')
 _SPACE = b" \t\r\n"
 
 
@@ -114,7 +114,7 @@ def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] 
 
 def _parse(path: Path, index: int, raw: bytes) -> dict[str, Any]:
     try:
-        scenario = json.loads(raw)
+        scenario = parse_json(raw, f"{path.name}: record #{index}", PackError)
     except json.JSONDecodeError as exc:
         raise PackError(f"{path.name}: record #{index}: invalid JSON at its character {exc.pos}: {exc.msg}") from None
     except UnicodeDecodeError as exc:
@@ -150,7 +150,7 @@ class _Reader:
 
     def __init__(self, fh, digest) -> None:
         self.fh, self.digest = fh, digest
-        self.buf, self.base = b"", 0
+        self.buf, self.base = bytearray(), 0  # grown in place: a huge object is copied once, not per chunk
 
     def more(self, keep: int) -> bool:
         """Read the next chunk, forgetting the bytes before file offset ``keep``; False at the end."""
@@ -159,7 +159,8 @@ class _Reader:
             return False
         self.digest.update(chunk)
         if keep > self.base:
-            self.buf, self.base = self.buf[keep - self.base:], keep
+            del self.buf[:keep - self.base]
+            self.base = keep
         self.buf += chunk
         return True
 
@@ -171,7 +172,7 @@ class _Reader:
                 i += 1
             at = self.base + i
             if i < n:
-                return at, self.buf[i:i + 1]
+                return at, bytes(self.buf[i:i + 1])
             if not self.more(at):
                 return at, b""
 
@@ -194,7 +195,7 @@ def _objects(path: Path, digest) -> Iterator[tuple[int, int, bytes]]:
             end = _object_end(reader, at)
             if end is None:
                 raise PackError(f"{path.name}: record #{index} is cut short (the file ends inside it)")
-            yield at, end, reader.buf[at - reader.base:end - reader.base]
+            yield at, end, bytes(reader.buf[at - reader.base:end - reader.base])
             index += 1
             at, byte = reader.next_byte(end)
             if byte == b",":
@@ -209,17 +210,37 @@ def _objects(path: Path, digest) -> Iterator[tuple[int, int, bytes]]:
 
 
 def _object_end(reader: _Reader, start: int) -> int | None:
-    """The file offset just past the object starting at ``start`` (reading more as needed)."""
+    """The file offset just past the object starting at ``start`` (reading more as needed).
+
+    One pass, whatever the object holds: the scan keeps its place (depth, inside a string, an escape
+    cut by the chunk's end) across reads, so a 50 MB string or a run of backslashes is read once."""
+    depth, in_string, escaped, at = 0, False, False, start
     while True:
-        depth = 0
-        for match in _TOKEN.finditer(reader.buf, start - reader.base):
-            token = match.group()
-            if token == b'"':
-                break  # a string runs past the buffer: read more
-            if token[0] == 0x22:
-                continue
-            depth += 1 if token in (b"{", b"[") else -1
-            if depth == 0:
-                return reader.base + match.end()
+        buf, base = reader.buf, reader.base
+        i = at - base
+        while i < len(buf):
+            if escaped:
+                i, escaped = i + 1, False
+            elif in_string:  # the next quote ends the string unless an odd run of backslashes precedes it
+                quote = buf.find(b'"', i)
+                stop = len(buf) if quote < 0 else quote
+                backslashes = (stop - i) - len(buf[i:stop].rstrip(b"\\"))
+                if quote < 0:
+                    i, escaped = stop, backslashes % 2 == 1
+                else:
+                    i, in_string = quote + 1, backslashes % 2 == 1
+            else:
+                found = _STRUCTURE.search(buf, i)
+                if found is None:
+                    i = len(buf)
+                    break
+                i, token = found.end(), found.group()
+                if token == b'"':
+                    in_string = True
+                    continue
+                depth += 1 if token in (b"{", b"[") else -1
+                if depth == 0:
+                    return base + i
+        at = base + i
         if not reader.more(start):
             return None

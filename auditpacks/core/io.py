@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -12,6 +13,29 @@ from typing import Any, Iterator
 from auditpacks.core.errors import FormatError, PackError
 
 _CHUNK = 1 << 20
+#: A ``\\uD800``–``\\uDFFF`` escape that is not half of a surrogate pair (text no UTF-8 file can hold).
+_LONE_SURROGATE = re.compile(r"(?<!\\)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|(?<![0-9a-fA-F]{4})(?<!\\)\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def parse_json(text: str | bytes, where: str, error: type[Exception] = FormatError) -> Any:
+    """``text`` parsed as JSON. What Python's parser takes but cannot use (nesting deeper than the
+    interpreter's limit, an integer of thousands of digits, a lone surrogate) is one line naming ``where``
+    (the file, and the record or line); a syntax or encoding error is left to the caller to phrase."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # int() refuses numbers of more than sys.get_int_max_str_digits() digits
+        raise error(f"{where}: a number too long to read ({str(exc).split(':')[0]})") from None
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace") if b"\\u" in text else ""
+    lone = _LONE_SURROGATE.search(text) if "\\u" in text else None
+    if lone:
+        raise error(f"{where}: a lone UTF-16 surrogate {lone.group()} at character {lone.start()}, which is not text")
+    return value
 
 
 def sha256_file(path: str | os.PathLike) -> str:
@@ -44,7 +68,7 @@ def read_json(path: str | os.PathLike, what: str = "file") -> Any:
     """A JSON file's content; a missing or malformed file is a one-line :class:`PackError`."""
     path = Path(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(path.read_text(encoding="utf-8"), path.name, PackError)
     except FileNotFoundError:
         raise PackError(f"{path.name}: {what} not found") from None
     except IsADirectoryError:
@@ -63,7 +87,7 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
                     try:
-                        yield lineno, json.loads(line)
+                        yield lineno, parse_json(line, f"{name} line {lineno}")
                     except json.JSONDecodeError as exc:
                         raise FormatError(f"{name} line {lineno}: invalid JSON: {exc.msg} (column {exc.colno})") from None
     except FileNotFoundError:

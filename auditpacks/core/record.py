@@ -259,5 +259,9 @@ def _round(data: Any, where: str) -> Round:
     if type(number) is not int or number < 1:
         raise RecordError(f"{where}: field round is {number!r}, not a positive integer")
     summary = data.get("summary")
-    return Round(round=number, seed=_typed(data, "seed", int, where), results=_typed(data, "results", str, where),
+    results = _typed(data, "results", str, where)
+    parts = results.split("/")
+    if results.startswith("/") or "\\" in results or "\0" in results or any(p in ("", ".", "..") for p in parts):
+        raise RecordError(f"{where}: field results is {results[:80]!r}, not a file inside the run's folder")
+    return Round(round=number, seed=_typed(data, "seed", int, where), results=results,
                  summary=_summary(summary, f"{where}.summary") if isinstance(summary, Mapping) else None)

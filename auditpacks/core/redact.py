@@ -4,22 +4,27 @@ Blanked out: keys registered with :func:`register` (``--api-key`` and the like),
 values of key-like environment variables (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
 ``*_PASSWORD``, read at each call), credentials a server echoes back (``Authorization:
 Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
-(``http://user:pw@host`` → ``http://[credentials]@host``). :func:`redact` works on one
+(``http://user:pw@host`` → ``http://[credentials]@host``). :func:`register_url` makes a URL's
+credentials secrets (plain, percent-encoded and ``Basic`` base64) the moment the URL is read, and
+:func:`without_credentials` is the URL as it may be stored. :func:`redact` works on one
 string, :func:`redact_data` on a JSON value (keys and strings, recursively).
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import threading
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 KEY_MARK = "[api key]"
 CREDENTIALS_MARK = "[credentials]"
 #: Shorter values are not blanked out (they would hit ordinary words).
 MIN_SECRET = 6
+#: A URL's password is blanked out from this length on (it is a secret however short).
+MIN_URL_PASSWORD = 4
 
 _SECRET_VARIABLE = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD)$", re.IGNORECASE)
 # linear patterns: possessive or bounded repeats, no nested quantifiers
@@ -40,6 +45,42 @@ def register(*secrets: str | None) -> None:
     """Blank these values out from now on (``None`` and very short values are ignored)."""
     with _lock:
         _registered.update(s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET)
+
+
+def register_url(url: Any) -> None:
+    """Blank out the credentials in ``url`` (``scheme://user:password@host``) from now on, in every form a
+    server could echo them in: as written, percent-decoded and percent-encoded, and the ``Basic`` header's
+    base64 of ``user:password``. Anything that is not such a URL is ignored."""
+    if not isinstance(url, str) or "@" not in url or "://" not in url:
+        return
+    try:
+        userinfo = urlsplit(url.strip()).netloc.rpartition("@")[0]
+    except ValueError:
+        return
+    if not userinfo:
+        return
+    user, _, password = userinfo.partition(":")
+    forms = {userinfo, unquote(userinfo)}
+    for part in {password, unquote(password)} - {""}:
+        forms |= {part, quote(part, safe="")}
+    pairs = {f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"}
+    forms |= {base64.b64encode(pair.encode("utf-8")).decode("ascii") for pair in pairs}
+    forms |= {base64.b64encode(pair.encode("utf-8")).decode("ascii").rstrip("=") for pair in pairs}
+    with _lock:
+        _registered.update(f for f in forms if len(f) >= MIN_URL_PASSWORD and f not in (user, unquote(user)))
+
+
+def without_credentials(url: Any) -> Any:
+    """``url`` with any user name and password left out (other values unchanged)."""
+    if not isinstance(url, str) or "@" not in url or "://" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def forget_all() -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from auditpacks.core.errors import FormatError, PackError
-from auditpacks.core.io import read_json
+from auditpacks.core.io import parse_json, read_json
 from auditpacks.core.results_layout import DocumentStore, LayoutError, layout, restore
 from auditpacks.core.run_files import is_error
 
@@ -187,7 +187,7 @@ def _raw_file(path: Path) -> Iterator[tuple[tuple[int, int] | None, dict[str, An
 
 def _parse(path: Path, raw: bytes) -> dict[str, Any]:
     try:
-        return json.loads(raw)
+        return parse_json(raw, f"{path.name}: a result", ResultsError)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResultsError(f"{path.name}: a result that is not valid JSON ({exc})") from None
 

@@ -222,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
     redaction.register(getattr(args, "api_key", None))  # blanked out of everything printed from here on
+    for value in vars(args).values():  # URL credentials (--base-url http://user:pw@host, ...) too
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            redaction.register_url(item)
     previous = _interrupt_on_sigterm()
     try:
         return args.handler(args)

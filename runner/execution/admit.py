@@ -12,6 +12,9 @@ from auditpacks.runner.execution.scenario_source import StreamedPack
 def admit(pack: StreamedPack, config: RunConfig) -> None:
     """Raise :class:`RunError` for an empty pack, or one with ERROR findings (``open_pack(check=True)``)."""
     redact.register(config.api_key, config.judge_api_key, config.target_key())
+    for url in (config.base_url, *config.more_base_urls, config.judge_base_url, config.auditor_base_url,
+                config.decision_url):
+        redact.register_url(url)
     if not pack.scenarios:
         raise RunError(f"{pack.path.name}: the pack holds no scenario; nothing to run")
     errors = [f for f in pack.findings if f.level == ERROR]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
+from auditpacks.core.redact import without_credentials
 from auditpacks.runner.models.errors import RunError  # noqa: F401  (raised and caught as config.RunError)
 from auditpacks.runner.targets.providers import EMBEDDED_MODEL  # noqa: F401
 
@@ -113,6 +114,9 @@ class RunConfig:
         data = asdict(self)
         for secret in ("api_key", "judge_api_key"):
             data.pop(secret, None)
+        for name in ("base_url", "judge_base_url", "auditor_base_url", "decision_url"):
+            data[name] = without_credentials(data[name])
+        data["more_base_urls"] = [without_credentials(url) for url in self.more_base_urls]
         data["pack"] = Path(self.pack).name
         data["out"] = None
         data["cache_dir"] = None if self.cache_dir is None else str(self.cache_dir)

@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from simpleaudit import AuditResult
 
-from auditpacks.runner.execution.journal import Journal, round_key, scenario_key
+from auditpacks.runner.execution.journal import Journal, JournalError, round_key, scenario_key, unreadable
 from auditpacks.runner.execution.results_file import slim_result
 from auditpacks.runner.execution.schedule import GroupScheduler, Lease, Placement
 from auditpacks.runner.execution.shard import document_key
@@ -112,7 +112,11 @@ def finished(journal: Journal, key: str, retry_errors: bool) -> dict[str, Any] |
     """The journaled result to reuse for ``key`` (an ERROR is run again unless kept)."""
     if key not in journal.done or (retry_errors and journal.done.severity(key) == "ERROR"):
         return None
-    return slim_result(journal.done[key])
+    try:
+        return slim_result(journal.done[key])
+    except JournalError as exc:  # damaged since it was indexed: reported, and the scenario runs again
+        unreadable(exc)
+        return None
 
 
 async def run_scenarios(

@@ -23,13 +23,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_text
+from auditpacks.core.io import atomic_write_text, parse_json
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
@@ -70,7 +71,7 @@ class JournalEntry:
         """The entry on one line; a :class:`JournalError` naming ``where`` (file and line, or file and key) and
         the field."""
         try:
-            data = json.loads(line)
+            data = parse_json(line, where, JournalError)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise JournalError(f"{where}: not JSON ({type(exc).__name__})") from None
         if not isinstance(data, Mapping):
@@ -83,6 +84,11 @@ class JournalEntry:
         if not isinstance(result, dict):
             raise JournalError(f"{where}: field result is missing or not an object")
         return cls(key=key, name=name, result=result)
+
+
+def unreadable(exc: JournalError) -> None:
+    """Report a journal entry that cannot be replayed; the caller runs its scenario again."""
+    print(f"auditpacks: warning: {exc}; that scenario runs again", file=sys.stderr)
 
 
 def severity_of(result: Mapping[str, Any]) -> str | None:
@@ -153,7 +159,8 @@ class Journal:
 
     def _load(self) -> bool:
         """Index finished results, one line at a time; False when the file holds no entry at all (start
-        afresh). A damaged header or middle line stops the run: finished work is never dropped silently."""
+        afresh). A damaged header stops the run (finished work is never dropped silently); a damaged line
+        further on is reported, left in place, and its scenario runs again."""
         with open(self.path, "rb") as fh:
             try:
                 header = json.loads(fh.readline())
@@ -177,13 +184,13 @@ class Journal:
                 if line.strip():
                     try:
                         entry = JournalEntry.parse(line, where=f"{self.path.name} line {number}")
-                    except JournalError:
+                    except JournalError as exc:
                         if _only_space_left(fh):
                             self._cut_at(offset)  # the last line, cut short by a crash: it did not finish
                             return True
-                        raise JournalError(f"{self.path.name}: line {number} is not a journal entry; repair or "
-                                           "delete that line to keep the rest, or use --fresh to drop them all"
-                                           ) from None
+                        unreadable(exc)  # kept on disk, reported; its scenario simply runs again
+                        offset += len(line)
+                        continue
                     self.done.put(entry.key, offset, len(line), entry.severity)
                 offset += len(line)
         if last_line_open(self.path):
@@ -217,11 +224,13 @@ class Journal:
 
 
 def _only_space_left(fh) -> bool:
-    """Whether nothing but white space follows the file position (read in chunks, never all at once)."""
-    for chunk in iter(lambda: fh.read(1 << 20), b""):
-        if chunk.strip():
-            return False
-    return True
+    """Whether nothing but white space follows the file position (read in chunks, never all at once); the
+    position is left where it was."""
+    position = fh.tell()
+    try:
+        return not any(chunk.strip() for chunk in iter(lambda: fh.read(1 << 20), b""))
+    finally:
+        fh.seek(position)
 
 
 def last_line_open(path: Path) -> bool:

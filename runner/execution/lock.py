@@ -3,7 +3,8 @@
 The lock is taken without waiting: a second run into a folder another process is
 writing fails at once, in one line naming that process's pid. The kernel releases a
 ``flock`` when its holder dies (even by ``kill -9``), so a lock file left by a killed
-run is simply taken over; the pid inside it is only there for the message.
+run is simply taken over; the pid inside it is only there for the message. The lock file is
+opened with ``O_NOFOLLOW``: a symlink (or anything but a plain file) planted in its place is refused.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import stat
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -32,7 +34,14 @@ class FolderLock:
 
     def acquire(self) -> "FolderLock":
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # never through a link: a planted symlink must not truncate what it points at
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as exc:
+            raise FolderBusy(f"{self.path}: cannot open the lock file ({exc.strerror}); "
+                             "remove it if it is a link or not a plain file") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise FolderBusy(f"{self.path}: the lock file is not a plain file; remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

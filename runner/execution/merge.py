@@ -25,7 +25,7 @@ from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution.config import RunError, model_stem
 from auditpacks.runner.execution.engine import judge_module
-from auditpacks.runner.execution.lock import FolderBusy, holding
+from auditpacks.runner.execution.lock import FolderBusy, FolderLock, holding
 from auditpacks.runner.execution.performance_sum import sum_performance
 from auditpacks.runner.execution.results_file import Pairs, write_results
 from auditpacks.runner.execution.results_reader import ResultsIndex, scan_results
@@ -140,6 +140,8 @@ def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: st
     """Write the merged ``<model>.json`` and ``<model>.run.json`` into ``out``; return the run record."""
     if not folders:
         raise MergeError("give at least one shard folder")
+    if Path(out).resolve() in {Path(folder).resolve() for folder in folders}:
+        raise MergeError(f"{out}: --out is one of the shard folders; merge into another folder")
     try:
         with holding(folders):  # no shard may still be running: its files would change under the merge
             return _merge(folders, out, pack=pack, model=model)
@@ -173,6 +175,12 @@ def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | No
     else:
         scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
     stem = stem_of(find_run(Path(folders[0]), model))
+    with FolderLock(out):  # no other merge or run writes the output folder meanwhile
+        return _write(out, stem, first, records, scenarios, results, whole, headline, skipped, unanswered)
+
+
+def _write(out: Path, stem: str, first: RunRecord, records: list[RunRecord], scenarios: list, results: list,
+           whole: Any, headline: dict, skipped: Counter, unanswered: list[str]) -> RunRecord:
     write_results(Path(out) / first.rounds[0].results, results, whole)
     summary = summarize(scenarios, results, headline, skipped=dict(skipped))
     summary.unanswered = unanswered

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import httpx
 
+from auditpacks.core import bounded_http
+
 from auditpacks.runner.execution.config import RunError
 
 
@@ -14,7 +16,8 @@ def check_reachable(url: str, *, timeout: float = 10.0) -> None:
     connection failures and time-outs count as unreachable.
     """
     try:
-        httpx.get(url.rstrip("/") + "/models", timeout=timeout)
+        with bounded_http.client(url, timeout=timeout) as client:
+            client.get(url.rstrip("/") + "/models")
     except httpx.ConnectError as exc:
         raise RunError(f"cannot reach {url}: {_reason(exc)}") from None
     except httpx.TimeoutException:

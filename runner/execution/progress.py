@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from auditpacks.core.numbers import token_count
 from auditpacks.core.run_files import is_error
 from auditpacks.core.io import atomic_write_text
 
@@ -70,7 +71,7 @@ class ProgressPrinter:
             self.skipped += 1
             return
         self.errors += is_error(result)
-        self.tokens += int(result.get("target_input_tokens") or 0) + int(result.get("target_output_tokens") or 0)
+        self.tokens += sum(token_count(result.get(f"target_{kind}_tokens")) or 0 for kind in ("input", "output"))
 
     def rate(self) -> float:
         elapsed = time.monotonic() - self._start

@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 
+from auditpacks.core import bounded_http
+
 from auditpacks.runner.execution.config import RunError
 
 PROBE_TIMEOUT_S = 5.0
@@ -32,24 +34,29 @@ IDENTITY_FIELDS = ("id", "root", "parent", "digest", "meta")
 def probe(base_url: str, *, timeout: float = PROBE_TIMEOUT_S) -> tuple[str | None, dict[str, Any] | None]:
     """(None, the /models listing) when the server is ready, else (why not, None)."""
     try:
-        answer = httpx.get(base_url.rstrip("/") + "/models", timeout=timeout)
-        if answer.status_code == 200:
-            try:
-                listing = answer.json()
-            except ValueError:
-                listing = None
-            return None, listing if isinstance(listing, dict) else None
-        if answer.status_code == 404:
-            root = base_url.rstrip("/").removesuffix("/v1")
-            health = httpx.get(root + "/health", timeout=timeout)
-            if health.status_code == 200:
-                return None, None
-            return f"/health answers HTTP {health.status_code}", None
-        return f"/models answers HTTP {answer.status_code}", None
+        with bounded_http.client(base_url, timeout=timeout) as client:
+            return _probe(client, base_url)
     except httpx.TimeoutException:
         return f"no answer within {timeout:g} s", None
     except httpx.HTTPError as exc:
         return (str(exc) or type(exc).__name__).splitlines()[0], None
+
+
+def _probe(client: httpx.Client, base_url: str) -> tuple[str | None, dict[str, Any] | None]:
+    answer = client.get(base_url.rstrip("/") + "/models")
+    if answer.status_code == 200:
+        try:
+            listing = answer.json()
+        except ValueError:
+            listing = None
+        return None, listing if isinstance(listing, dict) else None
+    if answer.status_code == 404:
+        root = base_url.rstrip("/").removesuffix("/v1")
+        health = client.get(root + "/health")
+        if health.status_code == 200:
+            return None, None
+        return f"/health answers HTTP {health.status_code}", None
+    return f"/models answers HTTP {answer.status_code}", None
 
 
 def wait_first(urls: list[str], seconds: float, *, interval: float = INTERVAL_S) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import finite, token_count
 from auditpacks.core.redact import redact
 
 MAX_STORED_CHARS = 200_000
@@ -36,6 +37,8 @@ def _bound(value: Any) -> tuple[Any, int]:
     if isinstance(value, Mapping):
         out, total = {}, 0
         for key, item in value.items():
+            if isinstance(key, str) and key.endswith("_tokens") and item is not None:
+                item = token_count(item)  # a count the server got wrong is unknown, never NaN in the journal
             out[redact(key) if isinstance(key, str) else key], cut = _bound(item)
             total += cut
         if total and ("role" in out or "content" in out):
@@ -44,7 +47,7 @@ def _bound(value: Any) -> tuple[Any, int]:
     if isinstance(value, (list, tuple)):
         pairs = [_bound(item) for item in value]
         return [p[0] for p in pairs], sum(p[1] for p in pairs)
-    return value, 0
+    return finite(value), 0
 
 
 def for_storage(result: Mapping[str, Any]) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def journal_counts(path: Path) -> tuple[int, int]:
             try:
                 entry = json.loads(line)
                 latest[entry["key"]] = is_error(entry["result"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 continue
     return len(latest), sum(latest.values())
 
@@ -53,7 +53,7 @@ def journal_counts(path: Path) -> tuple[int, int]:
 def _plan(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

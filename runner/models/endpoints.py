@@ -27,6 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditpacks.core.numbers import token_count
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.errors import RunError
 
@@ -106,8 +107,8 @@ class EndpointPool:
                output_tokens: int | None) -> None:
         endpoint.calls += 1
         endpoint.documents.add(key or "")
-        endpoint.input_tokens += int(input_tokens or 0)
-        endpoint.output_tokens += int(output_tokens or 0)
+        endpoint.input_tokens += token_count(input_tokens) or 0
+        endpoint.output_tokens += token_count(output_tokens) or 0
 
     @property
     def placement(self) -> "EndpointPool | None":

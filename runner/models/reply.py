@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import token_count
+
 #: The fields a reply is cached and stored with.
 FIELDS = ("content", "reasoning", "input_tokens", "output_tokens", "finish_reason", "cached_input_tokens",
           "cache_write_tokens")
@@ -53,6 +55,10 @@ class Reply:
     cached_input_tokens: int | None = None   # prompt tokens the provider read from its prompt cache (inside input)
     cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
     tool_calls: list[dict[str, Any]] | None = None   # [{"id", "name", "arguments"}] when the model asked for tools
+
+    def __post_init__(self) -> None:
+        """Token counts checked where every reply is made: an invalid count (NaN, negative, huge) is unknown."""
+        self.input_tokens, self.output_tokens = token_count(self.input_tokens), token_count(self.output_tokens)
 
     @property
     def truncated(self) -> bool:

@@ -3,7 +3,8 @@
 ``call_with_retries(attempt, policy)`` runs ``attempt()`` (a coroutine factory) at most
 ``policy.max_retries + 1`` times. Retried: HTTP 408, 409, 429 and 5xx, time-outs,
 dropped or refused connections and malformed (cut-off) response bodies. Anything else
-(400, 401, 404, ...) fails at once. The delay before retry ``k`` (0-based) is
+(400, 401, 404, ...), a reply over the byte cap and a redirect to another host
+(:mod:`auditpacks.core.bounded_http`) fail at once. The delay before retry ``k`` (0-based) is
 ``min(max_delay, backoff * 2**k)`` times a jitter factor in [0.5, 1); a ``Retry-After``
 header in seconds replaces it, capped at ``retry_after_cap``. When every attempt fails,
 :class:`CallFailed` says how many were made and what each one got.
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import httpx
+
+from auditpacks.core.bounded_http import budget_error
 
 RETRY_STATUS = {408, 409, 429}
 _SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
@@ -72,6 +75,9 @@ def retry_after(exc: BaseException) -> float | None:
 
 def describe(exc: BaseException, timeout: float | None = None) -> tuple[str, bool]:
     """A one-line description of a failed attempt and whether it is worth retrying."""
+    budget = budget_error(exc)  # a reply over the byte cap, a redirect to another host: never retried
+    if budget is not None:
+        return _first_line(str(budget)), False
     if isinstance(exc, asyncio.TimeoutError) or "timeout" in type(exc).__name__.lower():
         return (f"timed out after {timeout:g} s" if timeout else "timed out"), True
     status = status_of(exc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import token_count
 from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.figures import OUTCOMES, question_group
@@ -59,10 +60,18 @@ def documents(scenario: Mapping[str, Any], result: Mapping[str, Any]) -> list[st
     return [d.get("text", "") if isinstance(d, Mapping) else str(d) for d in docs]
 
 
+#: The most characters of one reply a report shows (the results file keeps what the run stored).
+MAX_REPORT_REPLY_CHARS = 20_000
+
+
 def reply(result: Mapping[str, Any]) -> str:
-    """The last reply; a decision model's structured answer is shown as JSON after its text."""
+    """The last reply, cut at :data:`MAX_REPORT_REPLY_CHARS` with a note; a decision model's structured
+    answer is shown as JSON after its text."""
     last = last_reply(result.get("conversation") or [])
     text = _text(last.get("content"))
+    if len(text) > MAX_REPORT_REPLY_CHARS:
+        text = (text[:MAX_REPORT_REPLY_CHARS] + f"\n[… {len(text) - MAX_REPORT_REPLY_CHARS} more characters in "
+                "the results file]")
     if isinstance(last.get("decision"), Mapping):
         text += "\n" + json.dumps(last["decision"], ensure_ascii=False, sort_keys=True)
     return text
@@ -71,8 +80,8 @@ def reply(result: Mapping[str, Any]) -> str:
 def cost(result: Mapping[str, Any]) -> dict[str, int]:
     """Tokens spent on the scenario: the model's prompt and reply, and any judge or auditor calls."""
     def tokens(prefix: str) -> int:
-        return int(result.get(f"{prefix}_input_tokens") or 0) + int(result.get(f"{prefix}_output_tokens") or 0)
+        return sum(token_count(result.get(f"{prefix}_{kind}_tokens")) or 0 for kind in ("input", "output"))
 
-    return {"input": int(result.get("target_input_tokens") or 0),
-            "output": int(result.get("target_output_tokens") or 0),
+    return {"input": token_count(result.get("target_input_tokens")) or 0,
+            "output": token_count(result.get("target_output_tokens")) or 0,
             "judge": tokens("judge") + tokens("auditor")}

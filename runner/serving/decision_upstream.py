@@ -14,9 +14,11 @@ import json
 import math
 import string
 import threading
-import urllib.error
-import urllib.request
 from typing import Any
+
+import httpx
+
+from auditpacks.core import bounded_http
 
 from auditpacks.runner.serving.systemone import ChoiceQuestion, choice_answer, label_probabilities
 
@@ -67,16 +69,17 @@ class Upstream:
         self._labels_lock = threading.Lock()
 
     def post(self, path: str, body: dict) -> dict:
-        request = urllib.request.Request(self.root + path, data=json.dumps(body).encode("utf-8"),
-                                         headers={"Content-Type": "application/json"})
+        """The JSON answer to one POST, read under the byte cap within ``timeout`` seconds in all."""
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
-                return json.loads(resp.read(MAX_REPLY_BYTES + 1).decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            text = exc.read().decode("utf-8", "replace")[:300]
-            raise UpstreamError(f"upstream {path} returned HTTP {exc.code}: {text}") from None
-        except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise UpstreamError(f"upstream {path} failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            with bounded_http.client(self.root, timeout=self.timeout, max_bytes=MAX_REPLY_BYTES) as client:
+                resp = client.post(self.root + path, content=json.dumps(body).encode("utf-8"),
+                                   headers={"Content-Type": "application/json"})
+            if resp.status_code >= 400:
+                raise UpstreamError(f"upstream {path} returned HTTP {resp.status_code}: {resp.text[:300]}")
+            return json.loads(resp.content.decode("utf-8"))
+        except (httpx.HTTPError, OSError, ValueError) as exc:
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise UpstreamError(f"upstream {path} failed: {text}") from None
 
     def labels(self, count: int) -> list[str]:
         """``count`` labels, each one token for this server (A-Z first, then two-letter labels)."""

@@ -6,6 +6,8 @@
 first, question last, options labelled with single tokens, a grammar allowing exactly one
 label, ``max_tokens`` 1 and ``top_logprobs`` 20. Loopback only; ``GET /health`` says ok.
 An upstream that ignores the grammar or returns no logprobs gets 502, never a made-up choice.
+Callers are checked: ``Host`` and any ``Origin`` must name this loopback server (403) and the body
+must be declared ``application/json`` (415), so a web page cannot drive it.
 Bodies are capped (413), headers checked (400), sockets and upstream calls time out, and
 requests run side by side, up to ``parallel`` of them asking the upstream at once.
 """
@@ -22,6 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.core.io import parse_json
 from auditpacks.core.redact import redact
 from auditpacks.core.arg_types import integer, number
 from auditpacks.core.arg_types import port as port_number
@@ -41,6 +44,8 @@ DEFAULT_PORT = 11435
 SOCKET_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 8 * 2**20
 PARALLEL = 4
+#: Host names a caller may give for this loopback server.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 class DecisionServer:
@@ -121,12 +126,15 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.split("?")[0] not in DECISION_PATHS:
             return self._send(404, {"error": "not found"})
         try:
+            self._check_caller()
             raw = self._body()
         except _Refused as refused:
             self.close_connection = True
             return self._send(refused.status, {"error": str(refused)})
         try:
-            body = json.loads(raw.decode("utf-8"))
+            body = parse_json(raw.decode("utf-8"), "request body", SystemOneError)
+        except SystemOneError as exc:  # nested too deeply, a huge number, a lone surrogate
+            return self._send(400, {"error": str(exc)})
         except ValueError as exc:
             return self._send(400, {"error": f"request body: not valid JSON ({exc})"})
         try:
@@ -137,6 +145,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(502, {"error": redact(str(exc))})
         except Exception as exc:  # noqa: BLE001 - one line to the client, never a traceback
             self._send(500, {"error": f"internal error: {type(exc).__name__}: {str(exc)[:200]}"})
+
+    def _check_caller(self) -> None:
+        """Refuse a request a web page could have made: a Host or Origin other than this loopback server
+        (403: DNS rebinding, cross-site posts) or a body not declared as JSON (415: a form post)."""
+        port = self.server.server_address[1]
+        local = {f"{host}:{port}" for host in LOCAL_HOSTS}
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in local:
+            raise _Refused(403, f"header Host: {host[:80]!r} is not this server (use 127.0.0.1:{port})")
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.strip().lower().removeprefix("http://") not in local:
+            raise _Refused(403, f"header Origin: {origin[:80]!r} may not call this server")
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise _Refused(415, f"header Content-Type: {kind[:80]!r}; send application/json")
 
     def _body(self) -> bytes:
         """The request body, read within the limits; :class:`_Refused` with the HTTP status otherwise."""

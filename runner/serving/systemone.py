@@ -146,10 +146,10 @@ def check_response(body: Any, request: DecisionRequest) -> dict[str, dict]:
         where = f"answer {question.id!r} field"
         if not isinstance(answer, Mapping):
             raise SystemOneError(f"answer {question.id!r}: missing or not an object")
-        if answer.get("choice") not in question.criteria:
+        if not isinstance(answer.get("choice"), str) or answer["choice"] not in question.criteria:
             raise SystemOneError(f"{where} choice: {answer.get('choice')!r} is not one of the options")
         confidence = answer.get("confidence")
-        if not isinstance(confidence, (int, float)) or not 0.0 <= confidence <= 1.0:
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 <= confidence <= 1.0:
             raise SystemOneError(f"{where} confidence: {confidence!r} is not a probability")
         probabilities = answer.get("probabilities")
         if probabilities is not None:
@@ -160,7 +160,8 @@ def check_response(body: Any, request: DecisionRequest) -> dict[str, dict]:
 def _check_probabilities(where: str, probabilities: Any, question: ChoiceQuestion) -> None:
     if not isinstance(probabilities, Mapping) or set(probabilities) - set(question.criteria):
         raise SystemOneError(f"{where} probabilities: must map option keys to probabilities")
-    if not all(isinstance(p, (int, float)) and 0.0 <= p <= 1.0 for p in probabilities.values()):
+    if not all(isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p <= 1.0
+               for p in probabilities.values()):
         raise SystemOneError(f"{where} probabilities: every value must lie in [0, 1]")
     if abs(sum(probabilities.values()) - 1.0) > SUM_TOLERANCE:
         raise SystemOneError(f"{where} probabilities: they sum to {sum(probabilities.values()):.4f}, not 1")

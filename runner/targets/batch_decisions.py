@@ -38,7 +38,9 @@ from simpleaudit.decision import (
 )
 from simpleaudit.targets import TargetResponse
 
+from auditpacks.core import bounded_http
 from auditpacks.core.defaults import MAX_QUESTIONS
+from auditpacks.core.numbers import token_count
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.decision import SingleDecisionTarget
@@ -56,7 +58,8 @@ class Question:
 
 def share(total: Any, parts: int, index: int) -> int | None:
     """Part ``index`` of ``total`` split into ``parts`` near-equal integers (None when unknown)."""
-    if not isinstance(total, int):
+    total = token_count(total)
+    if total is None:
         return None
     base, extra = divmod(total, parts)
     return base + (1 if index < extra else 0)
@@ -182,11 +185,9 @@ class BatchedDecisionTarget(RunTarget):
         headers = {**self.inner.headers, "Content-Type": "application/json"}
         client = self.inner._client
         if client is not None:
-            resp = await client.post(self.inner.url, content=compact(body), headers=headers)
+            resp = await client.post(self.inner.url, content=compact(body), headers=headers, timeout=timeout)
         else:
-            import httpx
-
-            async with httpx.AsyncClient(timeout=timeout) as own:
+            async with bounded_http.async_client(self.inner.url, timeout=timeout, pooled=False) as own:
                 resp = await own.post(self.inner.url, content=compact(body), headers=headers)
         return resp.status_code, (resp.text if resp.status_code >= 400 else resp.json())
 

@@ -17,13 +17,14 @@ import re
 from typing import Any, Mapping
 
 from simpleaudit import DecisionTarget
+from simpleaudit.targets import TargetResponse
 from simpleaudit.decision import (
     public_decision,
     render_decision_prompt,
     validate_decision,
 )
-from simpleaudit.targets import TargetResponse
 
+from auditpacks.core import bounded_http
 from auditpacks.core.defaults import MAX_OPTIONS
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Request
@@ -46,22 +47,30 @@ def make_decision_target(kind: str, model: str, *, base_url: str | None = None, 
         raise DecisionSetupError("a decision target needs a model name (--target)")
     if kind == "ollama":
         base = (base_url or OLLAMA_BASE_URL).rstrip("/").removesuffix("/v1")  # the OpenAI-style URL also works
-        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout)
+        return DecisionTarget.ollama(model, base_url=base, api_key=api_key, max_options=max_options, timeout=timeout,
+                                     client=_client(base, timeout))
     if kind == "openrouter":
-        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout)
+        target = DecisionTarget.openrouter(model, api_key=api_key, max_options=max_options, timeout=timeout,
+                                           client=_client(None, timeout))
         if base_url:  # an OpenRouter-compatible gateway or a local stand-in: {base}/systemone
             base = base_url.rstrip("/")
             target = DecisionTarget(base if base.endswith("/systemone") else base + "/systemone", model,
                                     api_key=api_key or os.environ.get("OPENROUTER_API_KEY"),
-                                    max_options=max_options, timeout=timeout)
+                                    max_options=max_options, timeout=timeout, client=_client(base, timeout))
         if "Authorization" not in target.headers:
             raise DecisionSetupError("OpenRouter needs a key: set OPENROUTER_API_KEY or pass --api-key")
         return target
     if kind == "url":
         if not url:
             raise DecisionSetupError("--decision url needs --decision-url (the System One endpoint)")
-        return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout)
+        return DecisionTarget(url, model, api_key=api_key, max_options=max_options, timeout=timeout,
+                              client=_client(url, timeout))
     raise DecisionSetupError(f"unknown decision endpoint {kind!r}; use one of {', '.join(KINDS)}")
+
+
+def _client(url: str | None, timeout: float):
+    """The bounded client a decision target sends with (a connection per request: runs open more than one loop)."""
+    return bounded_http.async_client(url, timeout=timeout, pooled=False)
 
 
 class SingleDecisionTarget(RunTarget):

@@ -20,12 +20,16 @@ from typing import Any, Iterable
 
 import httpx
 
+from auditpacks.core import bounded_http
+
 from auditpacks.runner.targets import context_fit
 from auditpacks.runner.targets.messages import flat_messages, stock_messages
 
 #: Ollama's default context when no num_ctx is sent (2,048 tokens before 0.6; 4,096 since).
 OLLAMA_DEFAULT_CONTEXT = 2048
 PROBE_TIMEOUT = 3.0
+#: Largest /api/version answer read (a real one is a few dozen bytes).
+PROBE_MAX_BYTES = 64 * 1024
 _REMEMBERED = "server-kind"
 
 
@@ -36,7 +40,8 @@ def ollama_root(base_url: str) -> str:
 def probe_version(base_url: str, timeout: float = PROBE_TIMEOUT) -> str | None:
     """Ollama's version when ``base_url`` is an Ollama server, else None (any failure: not Ollama)."""
     try:
-        response = httpx.get(ollama_root(base_url) + "/api/version", timeout=timeout)
+        with bounded_http.client(base_url, timeout=timeout, max_bytes=PROBE_MAX_BYTES) as client:
+            response = client.get(ollama_root(base_url) + "/api/version")
         data = response.json() if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from auditpacks.core import bounded_http
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
@@ -61,7 +62,9 @@ class OllamaChatAPI(ModelAPI):
         """Read the model's digest and context length from the server."""
         import ollama
 
-        client = ollama.Client(host=self.host, timeout=min(self.timeout or 60.0, 60.0))
+        timeout = min(self.timeout or 60.0, 60.0)
+        client = ollama.Client(host=self.host, timeout=timeout,
+                               transport=bounded_http.BoundedTransport(deadline=timeout, origin=self.host))
         try:
             show = client.show(self.model)
             listed = None if _DIGEST.search(show.modelfile or "") else client.list()
@@ -116,7 +119,8 @@ class OllamaChatAPI(ModelAPI):
         if self._client is None:
             import ollama
 
-            self._client = ollama.AsyncClient(host=self.host, timeout=self.timeout)
+            self._client = ollama.AsyncClient(host=self.host, timeout=self.timeout, transport=bounded_http.
+                                              BoundedAsyncTransport(deadline=self.timeout, origin=self.host))
         return self._client
 
     async def aclose(self) -> None:

@@ -16,6 +16,8 @@ import hashlib
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
+from auditpacks.core import bounded_http
+from auditpacks.core.numbers import token_count
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.usage import from_openai
@@ -107,10 +109,10 @@ class OpenAIChatAPI(ModelAPI):
         return {"id_slot": slots.slot_for(lane, await asyncio.shield(self._slots))}
 
     def _count_timings(self, timings: Any) -> None:
-        if isinstance(timings, Mapping) and isinstance(timings.get("prompt_n"), int):
+        if isinstance(timings, Mapping) and token_count(timings.get("prompt_n")) is not None:
             self.server_tokens["requests"] += 1
-            self.server_tokens["prompt_n"] += timings["prompt_n"]
-            self.server_tokens["cache_n"] += int(timings.get("cache_n") or 0)
+            self.server_tokens["prompt_n"] += token_count(timings["prompt_n"])
+            self.server_tokens["cache_n"] += token_count(timings.get("cache_n")) or 0
 
     def stats(self) -> dict[str, Any]:
         """For the run file: the prompt tokens the server evaluated and reused (when it reports them)."""
@@ -122,7 +124,9 @@ class OpenAIChatAPI(ModelAPI):
             import openai
 
             self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.secret, max_retries=0,
-                                              timeout=self.timeout, default_headers={"User-Agent": USER_AGENT})
+                                              timeout=self.timeout, default_headers={"User-Agent": USER_AGENT},
+                                              http_client=bounded_http.async_client(self.base_url,
+                                                                                    timeout=self.timeout))
         return self._client
 
     @property

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import httpx
 
+from auditpacks.core import bounded_http
 from auditpacks.core.redact import redact
 
 
@@ -51,7 +52,7 @@ class ProbeClient:
         self.headers = {**(headers or {}), "Content-Type": "application/json"}
         self.deadline = time.monotonic() + seconds
         self.requests = 0
-        self._client = httpx.Client(timeout=timeout)
+        self._client = bounded_http.client(url, timeout=timeout)
 
     def post(self, body: Mapping[str, Any]) -> Reply:
         if self.requests >= self.max_requests:

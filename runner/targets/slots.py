@@ -10,9 +10,9 @@ hosted APIs may refuse unknown fields.
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
+import httpx
+
+from auditpacks.core import bounded_http
 
 PROPS_TIMEOUT_S = 10.0
 
@@ -25,9 +25,9 @@ def server_root(base_url: str) -> str:
 def server_slots(base_url: str, *, timeout: float = PROPS_TIMEOUT_S) -> int:
     """The llama.cpp server's slot count (``/props`` → ``total_slots``), else 1."""
     try:
-        with urllib.request.urlopen(server_root(base_url) + "/props", timeout=timeout) as resp:
-            slots = json.loads(resp.read().decode("utf-8")).get("total_slots")
-    except (urllib.error.URLError, OSError, ValueError, AttributeError):
+        with bounded_http.client(base_url, timeout=timeout) as client:
+            slots = client.get(server_root(base_url) + "/props").json().get("total_slots")
+    except (httpx.HTTPError, OSError, ValueError, AttributeError):
         return 1
     return slots if isinstance(slots, int) and slots >= 1 else 1
 

@@ -17,9 +17,11 @@ from typing import Any, Mapping
 
 from simpleaudit import DecisionTarget
 
+from auditpacks.core import bounded_http
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.serving.systemone import ChoiceQuestion, DecisionRequest, SystemOneError, check_response
 
 
 def compact(value: Any) -> bytes:
@@ -64,10 +66,8 @@ class SystemOneAPI(ModelAPI):
                 "repeat": request.repeat}
 
     async def call(self, body: bytes, request: Request) -> Reply:
-        if self._client is None:
-            import httpx
-
-            self._client = httpx.AsyncClient(timeout=self.spec.timeout)
+        if self._client is None:  # the bounded client: a byte cap and one total deadline per request
+            self._client = bounded_http.async_client(self.spec.url, timeout=self.spec.timeout, pooled=False)
         headers = {**self.spec.headers, "Content-Type": "application/json", **request.headers}
         response = await self._client.post(self.spec.url, content=body, headers=headers)
         if response.status_code >= 400:
@@ -80,14 +80,24 @@ class SystemOneAPI(ModelAPI):
         self._client = self.spec._client
 
 
+def check_answer(decision: Mapping[str, Any], answer: Any) -> None:
+    """Raise ``RuntimeError`` (the scenario's recorded error) unless ``answer`` is a valid System One answer
+    to ``decision``: a choice among its options, a confidence and probabilities in [0, 1] summing to 1."""
+    question = ChoiceQuestion(str(decision["id"]), str(decision.get("instructions") or ""),
+                              {key: str(text or "") for key, text in dict(decision["criteria"]).items()})
+    try:
+        check_response({"answers": {question.id: answer}}, DecisionRequest("", "", (question,)))
+    except SystemOneError as exc:
+        raise RuntimeError(f"decision endpoint sent an invalid answer: {exc}") from None
+
+
 def decision_reply(decision: Mapping[str, Any], data: Any) -> Reply:
     """The reply to ``decision`` in an endpoint's answer: ``content`` names the chosen option."""
     answer = (data.get("answers") or {}).get(decision["id"]) if isinstance(data, dict) else None
     if not isinstance(answer, dict):
         raise RuntimeError(f"decision endpoint returned no answer for {decision['id']!r}")
-    choice = answer.get("choice")
-    if choice not in decision["criteria"]:
-        raise RuntimeError(f"decision endpoint chose {choice!r}, which is not one of the options")
+    check_answer(decision, answer)
+    choice = answer["choice"]
     description = decision["criteria"][choice]
     usage = data.get("usage") or {}
     return Reply(content=f"{choice}: {description}" if description else choice,

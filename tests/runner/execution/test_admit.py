@@ -47,3 +47,15 @@ def test_error_findings_are_counted_and_the_first_named():
 
 def test_warnings_alone_are_admitted():
     admit(pack_like(findings=[Finding(WARN, "#0", "name", "short")]), RunConfig(pack=Path("p.json")))
+
+
+def test_credentials_in_every_url_of_the_run_are_registered_and_left_out_of_its_public_settings():
+    config = RunConfig(pack=Path("p.json"), base_url="http://a:pw-target-1@h:1/v1",
+                       more_base_urls=("http://a:pw-replica-2@h:2/v1",), judge_base_url="http://j:pw-judge-3@h:3/v1",
+                       decision_url="http://d:pw-decide-4@h:4/v1/systemone")
+    admit(pack_like(), config)
+    text = "pw-target-1 pw-replica-2 pw-judge-3 pw-decide-4"
+    assert redact.redact(text) == " ".join([redact.KEY_MARK] * 4)
+    public = config.public()
+    assert (public["base_url"], public["more_base_urls"], public["judge_base_url"], public["decision_url"]) == (
+        "http://h:1/v1", ["http://h:2/v1"], "http://h:3/v1", "http://h:4/v1/systemone")

@@ -97,13 +97,12 @@ def test_a_cut_last_line_is_truncated_exactly(tmp_path):
 
 @pytest.mark.parametrize("bad", ['{"key": "k1", "name": "a"}', '["k1"]', "{",
                                  '{"key": "k1", "name": "a", "result": 5}'])  # a result that is not an object
-def test_a_bad_line_before_the_last_names_its_number(tmp_path, bad):
+def test_a_bad_line_before_the_last_is_reported_by_number_and_run_again(tmp_path, bad, capsys):
     path = tmp_path / "m.journal.jsonl"
     path.write_text('{"fingerprint": "fp"}\n' + bad + '\n{"key": "k2", "name": "b", "result": {}}\n')
-    with pytest.raises(JournalError) as err:
-        Journal(path, "fp").open()
-    assert str(err.value) == ("m.journal.jsonl: line 2 is not a journal entry; repair or delete that line to keep "
-                              "the rest, or use --fresh to drop them all")
+    assert set(Journal(path, "fp").open().done) == {"k2"}  # the rest is kept; the bad line's scenario reruns
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "m.journal.jsonl line 2" in err[0] and err[0].endswith("that scenario runs again")
 
 
 def test_a_bad_last_entry_without_a_key_is_dropped(tmp_path):

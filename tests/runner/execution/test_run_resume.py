@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from auditpacks.runner.execution.journal import Journal, JournalError
+from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.lock import LOCK_NAME, FolderBusy, FolderLock
 from auditpacks.runner.execution.progress import ProgressPrinter
 from tests.support.fake_openai import FakeOpenAI
@@ -125,12 +125,12 @@ def test_a_whole_last_line_without_newline_is_kept_and_the_next_append_is_clean(
     assert set(Journal(path, "fp").open().done) == {"k1", "k2", "k3"}
 
 
-def test_a_damaged_line_in_the_middle_is_refused_with_its_number(tmp_path):
+def test_a_damaged_line_in_the_middle_is_reported_with_its_number_and_run_again(tmp_path, capsys):
     path = tmp_path / "m.journal.jsonl"
     path.write_text('{"fingerprint": "fp"}\n{"key": "k1", "name": "a", "result": {}}\nnot json\n'
                     '{"key": "k2", "name": "b", "result": {}}\n')
-    with pytest.raises(JournalError, match="m.journal.jsonl: line 3 is not a journal entry; .* --fresh"):
-        Journal(path, "fp").open()
+    assert set(Journal(path, "fp").open().done) == {"k1", "k2"}
+    assert "m.journal.jsonl line 3: not JSON" in capsys.readouterr().err
 
 
 def test_progress_counts_resumed_scenarios(tmp_path):

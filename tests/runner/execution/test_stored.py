@@ -49,3 +49,14 @@ def test_for_storage_walks_the_result_and_counts_cuts_on_conversation_entries():
     assert stored["metadata"] == {redact.KEY_MARK: "named by a key", "n": None}
     assert "cut_chars" not in stored  # only entries with a role or content carry the count
     assert result["conversation"][1]["content"] == "w" * (MAX_STORED_CHARS + 7)  # the input is untouched
+
+
+def test_token_counts_a_server_got_wrong_are_stored_as_unknown_and_no_nan_reaches_the_journal():
+    import json
+    import math
+
+    stored = for_storage({"target_input_tokens": math.nan, "target_output_tokens": -5, "judge_input_tokens": 10**30,
+                          "judge_output_tokens": 7, "score": math.inf, "nested": [{"x": math.nan}]})
+    assert stored == {"target_input_tokens": None, "target_output_tokens": None, "judge_input_tokens": None,
+                      "judge_output_tokens": 7, "score": None, "nested": [{"x": None}]}
+    json.dumps(stored, allow_nan=False)  # strict JSON

@@ -29,3 +29,12 @@ def test_tool_calls_are_cached_only_when_the_model_asked_for_tools():
     reply = Reply("", input_tokens=3, output_tokens=1, finish_reason="tool_calls", tool_calls=calls)
     assert reply.record()["tool_calls"] == calls and Reply.from_record(reply.record()) == reply
     assert "tool_calls" not in Reply("a").record()  # a plain reply's cache entry keeps its five fields
+
+
+def test_a_reply_takes_only_valid_token_counts():
+    import math
+
+    assert Reply(content="a", input_tokens=math.nan, output_tokens=-5).record()["input_tokens"] is None
+    assert Reply(content="a", input_tokens=12.0, output_tokens=10**30).input_tokens == 12
+    assert Reply.from_record({"content": "a", "input_tokens": "7", "output_tokens": 3}).output_tokens == 3
+    assert Reply.from_record({"content": "a", "input_tokens": "7"}).input_tokens is None

@@ -36,7 +36,7 @@ def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[
     host, port = url.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
     conn.putrequest("POST", "/v1/systemone", skip_accept_encoding=True)
-    for name, value in (headers or {"Content-Length": str(len(body))}).items():
+    for name, value in {"Content-Type": "application/json", **(headers or {"Content-Length": str(len(body))})}.items():
         conn.putheader(name, value)
     conn.endheaders()
     conn.send(body)
@@ -65,7 +65,8 @@ def test_a_short_body_times_out_instead_of_holding_a_thread():
     with StubHTTP(good_upstream) as upstream, DecisionServer(upstream.url + "/v1", socket_timeout=0.5) as server:
         host, port = server.url.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port)), timeout=30) as sock:
-            sock.sendall(b"POST /v1/systemone HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"mo")
+            sock.sendall(f"POST /v1/systemone HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                         "Content-Length: 100\r\n\r\n{\"mo".encode())
             reply = sock.recv(4096).decode()
         assert reply.startswith("HTTP/1.0 408") or reply.startswith("HTTP/1.1 408")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import socket
+import time
 
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.targets.ollama_detect import (ollama_root, ollama_version, probe_version, prompt_estimates,
+from auditpacks.runner.targets.ollama_detect import (PROBE_TIMEOUT, ollama_root, ollama_version, probe_version, prompt_estimates,
                                                      truncation_warning)
+from tests.support.hostile import HostileServer
 from tests.support.stub_http import StubHTTP
 
 
@@ -59,3 +61,10 @@ def test_the_warning_counts_the_prompts_over_the_default_context():
     assert "2 of 3 prompts are estimated above 2,048 tokens (largest about 5,000)" in message
     assert "Ollama server (0.6.2)" in message and "--provider ollama" in message
     assert "none of the 2 prompts is estimated above 2,048 tokens" in truncation_warning("u", "v", [10, 2048])
+
+
+def test_the_ollama_probe_holds_its_three_seconds_against_a_drip():
+    with HostileServer("drip", drip_s=0.05) as server:
+        started = time.monotonic()
+        assert probe_version(server.base_url) is None
+    assert time.monotonic() - started < PROBE_TIMEOUT + 2
