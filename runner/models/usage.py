@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
+from auditpacks.core.numbers import token_count
+
 
 @dataclass
 class Usage:
@@ -34,12 +36,12 @@ class Usage:
 
 
 def _get(data: Any, *path: str) -> int:
-    """An integer at ``path`` in a mapping or an SDK object (0 when absent)."""
+    """A token count at ``path`` in a mapping or an SDK object (0 when absent or not a valid count)."""
     for name in path:
         if data is None:
             return 0
         data = data.get(name) if isinstance(data, Mapping) else getattr(data, name, None)
-    return int(data) if isinstance(data, (int, float)) and not isinstance(data, bool) else 0
+    return token_count(data) or 0
 
 
 def from_openai(usage: Any) -> Usage:

@@ -89,7 +89,8 @@ def test_a_dripping_decision_endpoint_is_cut_at_its_total_deadline(tmp_path):
                 "--decision-url", url, "--timeout", "2", "--no-probe"]
         code, seconds, _ = measured_run(args, limit_s=120)
     assert code == 3 and seconds < 30, seconds  # 2 s per request; the drip alone would take 100 s
-    assert "deadline" in result_errors(tmp_path / "out")[0]
+    error = result_errors(tmp_path / "out")[0]
+    assert "deadline" in error or "timed out after 2 s" in error  # whichever of the two 2 s budgets fires first
 
 
 def test_a_redirect_to_another_host_is_refused_in_one_line(tmp_path):

@@ -43,3 +43,11 @@ def test_sdk_objects_and_missing_fields_read_as_zero():
     assert from_openai(Sdk()) == Usage(500, 128, 0, 3)
     assert from_openai(None) == Usage() and from_anthropic({}) == Usage()
     assert Usage(1, 2, 3, 4) + Usage(10, 20, 30, 40) == Usage(11, 22, 33, 44)
+
+
+def test_counts_that_are_not_token_counts_read_as_zero():
+    from auditpacks.runner.models.usage import from_openai
+
+    bad = {"prompt_tokens": float("nan"), "completion_tokens": -5,
+           "prompt_tokens_details": {"cached_tokens": 10**30}}
+    assert from_openai(bad).to_dict() == {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0}

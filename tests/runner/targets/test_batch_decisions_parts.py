@@ -76,7 +76,8 @@ def test_prefetched_answers_are_handed_to_their_own_scenarios():
     async def post(body, *, timeout):
         sent.append(body)
         return 200, {"model": "clef", "usage": {"input_tokens": 4, "output_tokens": 2},
-                     "answers": {"answer": {"choice": "yes"}, "answer~2": {"choice": "no"}}}
+                     "answers": {"answer": {"choice": "yes", "confidence": 0.9},
+                                 "answer~2": {"choice": "no", "confidence": 0.6}}}
 
     target._post = post
 

@@ -55,7 +55,7 @@ def test_the_answer_names_the_chosen_option_and_keeps_its_probabilities():
 
 
 def test_a_server_error_is_retried_and_a_rejected_request_is_not():
-    with serve((503, {"error": "loading"}), (200, {"answers": {"GUILTY": {"choice": "no"}}})) as server:
+    with serve((503, {"error": "loading"}), (200, {"answers": {"GUILTY": {"choice": "no", "confidence": 0.5}}})) as server:
         response, _ = ask(server.url)
         assert len(server.requests) == 2
     assert response.content == "no"  # an option without a description is named alone
@@ -75,7 +75,7 @@ def test_a_body_over_the_limit_is_refused_before_anything_is_sent():
 
 
 def test_an_answer_outside_the_options_or_missing_is_an_error():
-    with pytest.raises(RuntimeError, match="'maybe', which is not one of the options"):
+    with pytest.raises(RuntimeError, match="field choice: 'maybe' is not one of the options"):
         decision_reply(DECISION, {"answers": {"GUILTY": {"choice": "maybe"}}})
     with pytest.raises(RuntimeError, match="no answer for 'GUILTY'"):
         decision_reply(DECISION, {"answers": {"OTHER": ANSWER}})
