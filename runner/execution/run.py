@@ -36,6 +36,7 @@ from auditpacks.runner.execution.judge_checks import attach as attach_judge_chec
 from auditpacks.runner.execution.layout import guard_folder, run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, uses_embedded)
+from auditpacks.runner.execution import preflight
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
@@ -127,8 +128,8 @@ def embedded_identity() -> dict[str, Any]:
 def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[RunTarget, str | None]:
     """The chat target for this endpoint and the model digest, if known.
 
-    The reachability check runs here, before anything is written, except that with a
-    cache it waits for the first request the cache cannot answer.
+    The check before the run (:mod:`~auditpacks.runner.execution.preflight`) runs here, before anything is
+    written, except that with a cache it waits for the first request the cache cannot answer.
     """
     if config.more_base_urls:  # replicas: one target each, documents spread over them
         pool = make_pool(config, model=ep.model, cache=cache)
@@ -137,8 +138,9 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
     identity = embedded_identity() if ep.embedded and cache is not None else None
     target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
                          preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
-    if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
-        check_reachable(config.base_url)
+    if not ep.embedded and cache is None and config.provider != "ollama":
+        preflight.check_chat(target.model.api, hint=f"${config.key_variable()} or --api-key"
+                             if config.key_variable() else "--api-key")
     return target, target.prepare().get("digest") or (identity or {}).get("digest")
 
 
@@ -183,6 +185,8 @@ def run(config: RunConfig) -> RunRecord:
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
         probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=config.timeout) \
             if config.probe and runnable else None
+        if runnable and not config.cache_only:
+            preflight.check_decision(target.inner.url, probe)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
@@ -194,6 +198,8 @@ def run(config: RunConfig) -> RunRecord:
             target, digest = chat_target(config, ep, cache)
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
+        if cache is None:  # a cache may answer every call of a warm rerun: no server needed then
+            preflight.check_roles(roles)
         engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
         out = run_folder(config.out, config.pack)
         slug = model_stem(model)
