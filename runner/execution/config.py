@@ -77,6 +77,7 @@ class RunConfig:
     log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)
     check: bool = True                  # refuse a pack with ERROR findings (--no-check: run it anyway)
     probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
+    stop_after: int = 5                 # stop once the first N scenarios run all fail the same way (0: never)
 
     @property
     def embedded(self) -> bool:

@@ -38,17 +38,17 @@ def check_reachable(url: str, *, timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     _get(url.rstrip("/") + "/models", url, who=None, timeout=timeout)
 
 
-def check_openai(url: str, key: str | None, *, who: str = "target", hint: str = "",
+def check_openai(url: str, key: str | None, *, who: str | None = None, hint: str = "",
                  timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     """One authenticated ``GET {url}/models``: nothing listening, or the key refused, is a :class:`RunError`."""
     headers = {"Authorization": f"Bearer {key}"} if key and key != "local" else {}
     answer = _get(url.rstrip("/") + "/models", url, who=who, timeout=timeout, headers=headers)
     if answer.status_code in REFUSED:
-        raise RunError(f"{who}: {public_url(url)} refuses the key (HTTP {answer.status_code})"
+        raise RunError(f"{who + ': ' if who else ''}{public_url(url)} refuses the key (HTTP {answer.status_code})"
                        + (f": check {hint}" if hint else ""))
 
 
-def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str = "target",
+def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str | None = None,
                  timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
     from auditpacks.runner.models.retry import describe
@@ -67,12 +67,13 @@ def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, wh
         text = describe(exc, timeout)[0]
         if api_key and len(api_key) >= 4:
             text = text.replace(api_key, "[api key]")
-        raise RunError(redact(f"{who}: provider {provider!r} does not answer the check before the run: {text}")) \
+        raise RunError(redact(f"{who + ': ' if who else ''}provider {provider!r} does not answer the check before "
+                              f"the run: {text}")) \
             from None
 
 
-def check_chat(api: Any, *, who: str = "target", hint: str = "") -> None:
-    """The check for one chat model's provider class (see the module doc)."""
+def check_chat(api: Any, *, who: str | None = None, hint: str = "") -> None:
+    """The check for one chat model's provider class (see the module doc); ``who`` starts its error line."""
     from auditpacks.runner.targets.anyllm_api import AnyLLMChatAPI
     from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
 

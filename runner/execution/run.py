@@ -31,6 +31,7 @@ from auditpacks.runner.execution.admit import admit
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
+from auditpacks.runner.execution.fail_fast import FailFast
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.execution.layout import guard_folder, run_folder
@@ -209,7 +210,8 @@ def run(config: RunConfig) -> RunRecord:
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
-            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
+            watched = FailFast(progress, config.stop_after)
+            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles))
         panel = None
         if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
             from auditpacks.runner.execution.judge_panel import run_panel

@@ -47,7 +47,7 @@ class KeyedModels(BaseHTTPRequestHandler):
 def test_an_openai_compatible_server_that_refuses_the_key_is_one_line_without_the_key():
     with LoopbackServer(KeyedModels) as server:
         check_openai(server.url + "/v1", "right-key")
-        with pytest.raises(RunError, match=r"^target: http://127.0.0.1:\d+/v1 refuses the key \(HTTP 401\): "
+        with pytest.raises(RunError, match=r"^http://127.0.0.1:\d+/v1 refuses the key \(HTTP 401\): "
                                            r"check \$OPENAI_API_KEY$") as caught:
             check_openai(server.url + "/v1", SECRET, hint="$OPENAI_API_KEY")
     assert SECRET not in str(caught.value)
