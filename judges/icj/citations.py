@@ -184,7 +184,8 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Pooled P/R/F1 per family over a run, with valid/partial/truncated/error/skipped counts.
+    """Pooled P/R/F1 per family over a run (None where nothing divides: no citation given, none in the
+    reference), with valid/partial/truncated/error/skipped counts.
 
     ``pairs`` are (scenario, saved result dict). A result graded by another judge
     is re-graded here from its last reply; ERROR results are counted, not scored.
@@ -213,7 +214,9 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
     out: dict[str, Any] = {k: tally[k] for k in ("scenarios", "scored", "valid", "partial", "truncated", "errors",
                                                  "skipped", "ungraded", "passed")}
     for family, c in totals.items():
-        p, r, f1 = prf(c["tp"], c["fp"], c["fn"])
-        out[family] = {"tp": c["tp"], "fp": c["fp"], "fn": c["fn"],
-                       "precision": float(p), "recall": float(r), "f1": float(f1)}
+        tp, fp, fn = c["tp"], c["fp"], c["fn"]
+        p, r, f1 = prf(tp, fp, fn)
+        out[family] = {"tp": tp, "fp": fp, "fn": fn,   # 0/0 is undefined (None), not 0
+                       "precision": float(p) if tp + fp else None, "recall": float(r) if tp + fn else None,
+                       "f1": float(f1) if tp + fp + fn else None}
     return out

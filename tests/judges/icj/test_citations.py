@@ -146,5 +146,5 @@ def test_headline_pools_counts():
     assert out["case_ids"] == {"tp": 1, "fp": 0, "fn": 3, "precision": 1.0, "recall": 0.25, "f1": 0.4}
     # provisions: TP 1 FP 1 (x:article_9), FN 0 + 1 -> P 1/2, R 1/2, F1 1/2
     assert out["provision_keys"] == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
-    # resolutions: no gold, nothing predicted -> zero denominators -> 0
-    assert out["resolution_symbols"]["f1"] == 0.0
+    # resolutions: no gold, nothing predicted -> every denominator 0 -> undefined, shown n/a (not 0%)
+    assert out["resolution_symbols"] == {"tp": 0, "fp": 0, "fn": 0, "precision": None, "recall": None, "f1": None}
