@@ -223,7 +223,7 @@ def run(config: RunConfig) -> RunRecord:
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
-                                  journal=journal, load=pack.load, selected=assigned)
+                                  journal=journal, load=pack.load, selected=assigned, in_pack=len(pack.scenarios))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,

@@ -51,7 +51,8 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         "id": f"run{index + 1}", "label": run.label, "model": run.model, "pack": run.pack.path.name,
         "sha256": run.sha256, "judge": run.judge, "benchmark": run.benchmark.title if run.benchmark else OTHER,
         "provider": record.provider, "started": record.started, "rounds": len(run.rounds),
-        "headline": figures.headline_rows(run), "tables": part.tables, "warnings": part.warnings,
+        "headline": figures.headline_rows(run), "tables": part.tables,
+        "warnings": part.warnings + [w for w in run.headline().get("warnings") or [] if w not in part.warnings],
         "judge_qualification": (run.record.judge_qualification or {}).get("line"),
         "plots": [Markup(plots.render(p, title)) for p in part.plots] if plots_on else [],
     }
