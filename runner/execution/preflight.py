@@ -7,8 +7,8 @@ One cheap request per endpoint, before anything is written:
 * any-llm providers (anthropic, gemini, mistral, ...): the provider SDK's model list, authenticated as the
   run's calls are (providers whose SDK lists no models are not checked);
 * Ollama: its ``prepare`` (the model's digest, read before every Ollama run) already asks the server;
-* decision endpoints (System One): the short probe's first request, or, with ``--no-probe``, any HTTP answer
-  at the endpoint's URL;
+* decision endpoints (System One): any HTTP answer at the endpoint's URL (before the short probe, which
+  checks what the answers say);
 * judge and auditor models: the same check as a target on their provider (not for the embedded model,
   nor with a response cache, which may answer every call of a warm rerun without a server).
 
@@ -91,15 +91,9 @@ def check_roles(roles: Any) -> None:
             check_chat(role.model.api, who=f"{role.settings.role} model {role.settings.model}")
 
 
-def check_decision(url: str, probe: Mapping[str, Any] | None) -> None:
-    """A decision endpoint: the short probe found it unreachable, or (no probe) nothing answers at ``url``."""
-    if probe is None:
-        _get(url, url, who="decision endpoint", timeout=PREFLIGHT_TIMEOUT_S)
-        return
-    schema = (probe.get("checks") or {}).get("schema") or {}
-    if schema.get("reachable") is False:
-        raise RunError(redact(f"decision endpoint: cannot reach {public_url(url)}: {schema.get('detail', '')}"
-                              .splitlines()[0]))
+def check_decision(url: str) -> None:
+    """A decision endpoint: nothing answering at ``url`` (any HTTP answer passes; the probe checks the rest)."""
+    _get(url, url, who="decision endpoint", timeout=PREFLIGHT_TIMEOUT_S)
 
 
 def missing_extra(provider: str) -> str:

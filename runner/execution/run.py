@@ -184,10 +184,10 @@ def run(config: RunConfig) -> RunRecord:
         if config.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
+        if runnable:
+            preflight.check_decision(target.inner.url)
         probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=config.timeout) \
             if config.probe and runnable else None
-        if runnable and not config.cache_only:
-            preflight.check_decision(target.inner.url, probe)
     elif config.embedded and config.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
