@@ -12,8 +12,12 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from auditpacks.runner.execution.config import RunError
-from auditpacks.runner.execution.preflight import (check_anyllm, check_decision, check_openai, missing_extra)
+from pathlib import Path
+
+from auditpacks.runner.execution.config import RunConfig, RunError
+from auditpacks.runner.execution.model_setup import build_roles
+from auditpacks.runner.execution.preflight import (check_anyllm, check_decision, check_openai, check_roles,
+                                                   missing_extra)
 from auditpacks.runner.serving.loopback import LoopbackServer
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.paths import ROOT
@@ -81,6 +85,20 @@ def test_a_dead_decision_endpoint_is_one_line_and_any_answer_passes():
         check_decision(closed_port_url("/v1/systemone"))
     with LoopbackServer(KeyedModels) as server:   # GET on a System One URL: 401 here, still a server
         check_decision(server.url + "/v1/systemone")
+
+
+def test_judge_and_auditor_models_are_checked_with_their_own_keys():
+    with LoopbackServer(KeyedModels) as server:
+        def roles(key: str):
+            config = RunConfig(pack=Path("p.json"), judge_model="j", judge_base_url=server.url + "/v1",
+                               judge_api_key=key, max_turns=2, auditor_model="a",
+                               auditor_base_url=closed_port_url())
+            return build_roles(config, model_judge=True, embedded_url=None, embedded_identity=None, cache=None)
+
+        with pytest.raises(RunError, match=r"^judge model j: http://127.0.0.1:\d+/v1 refuses the key \(HTTP 401\)"):
+            check_roles(roles(SECRET))
+        with pytest.raises(RunError, match=r"^auditor model a: cannot reach http://127.0.0.1"):
+            check_roles(roles("right-key"))   # the judge passes; the auditor's server is not there
 
 
 def test_a_missing_sdk_names_the_package_to_install():
