@@ -34,7 +34,7 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
         "judge": record.judge,
         "repeats": record.repeats,
         **_counts(s),
-        "figures": [f.to_dict() for f in run_figures(record)] if measured(s) else [],
+        "figures": [] if s.failed_all else [f.to_dict() for f in run_figures(record)],
     }
     if record.repeats > 1:
         data["rounds"] = [{"round": r.round, "seed": r.seed, "results": r.results,
@@ -43,11 +43,6 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
                            if r.summary else []}
                           for r in record.rounds]
     return data
-
-
-def measured(s: Summary) -> bool:
-    """Whether the run has figures to show: some scenario ended without an ERROR (or nothing failed)."""
-    return not (s.errors and s.completed == 0)
 
 
 def key_figure(rows: list[Figure]) -> str:
@@ -92,7 +87,7 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
-    rows = run_figures(record) if measured(s) else []
+    rows = [] if s.failed_all else run_figures(record)
     console.print("verdicts: " + ", ".join(f"{w} {s.outcomes.get(w, 0)}" for w in OUTCOMES)
                   + f" · {key_figure(rows)}", markup=False)
     if s.commonest_error:
@@ -102,7 +97,7 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
         console.print(line, markup=False)
     if rows:
         console.print(figure_table(rows, record))
-    elif not measured(s):
+    elif s.failed_all:
         console.print("figures: none: every scenario ended in ERROR, so nothing was measured")
     if "error" in s.headline:
         console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
