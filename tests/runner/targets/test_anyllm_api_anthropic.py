@@ -36,3 +36,17 @@ def test_a_seeded_request_reaches_anthropic_without_the_seed():
 def test_other_providers_keep_the_seed():
     api = AnyLLMChatAPI("mistral", model="m", base_url=None, api_key="k")
     assert api.build(Request(messages=MESSAGES, params={"seed": 7}))["seed"] == 7
+
+
+def test_a_seeded_run_on_anthropic_checks_the_key_first_and_sends_no_seed(tmp_path):
+    from tests.support.runs import results, run_here
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeAnthropic(key="sk-ant-test") as server:
+        code = run_here(pack, tmp_path / "out", server.url, "--provider", "anthropic", "--api-key", "sk-ant-test",
+                        "--seed", "7", "--quiet", target="claude-test")
+        assert code == 0
+        assert [p.split("?")[0] for p in server.paths][:1] == ["/v1/models"]   # the check before the run
+    assert len(server.requests) == 2 and all("seed" not in body for body in server.requests)
+    assert all(r["severity"] != "ERROR" for r in results(tmp_path / "out", slug="claude-test"))
