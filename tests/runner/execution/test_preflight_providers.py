@@ -38,7 +38,8 @@ class KeyedModels(BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802
         ok = self.headers.get("Authorization") == "Bearer right-key"
-        body = json.dumps({"data": []} if ok else {"error": {"message": f"bad key {self.headers.get('Authorization')}"}})
+        refused = {"error": {"message": f"bad key {self.headers.get('Authorization')}"}}
+        body = json.dumps({"data": []} if ok else refused)
         self.send_response(200 if ok else 401)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
