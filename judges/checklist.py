@@ -183,7 +183,8 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
     rows += [Figure(f"verdict {severity}", number(n), "count", meaning=VERDICT_MEANING.get(severity, ""))
              for severity, n in (h.get("verdicts") or {}).items()]
     rows += [Figure("nothing applicable", number(h.get("all_not_applicable")), "count",
-                    meaning="passes in which the judge found no required expectation applicable: check the judge")]
+                    meaning="scenarios in which the judge found no required expectation applicable (ungraded): "
+                            "check the judge")]
     rows += [Figure(CHECKLIST_STATUS.get(status, f"expectations {status}"), number(n), "count",
                     meaning="checklist items the judge marked so, over all scenarios")
              for status, n in (h.get("checklist items") or {}).items()]
