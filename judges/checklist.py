@@ -5,11 +5,11 @@ checklist is empty or skips expectations into a verdict computed from what is le
 with no item assessed that is ``pass``. Here a reply that does not assess every required
 expectation is **ungraded**, with the reason (``ungraded_reason``) and the judge's own
 text (``judge_reply``, the first part; the runner adds the whole reply when it has it),
-so a judge that could not do the job never counts as a pass or a failure. A reply that
-assesses every required expectation as not applicable keeps simpleaudit's verdict (a
-pass: nothing applicable was violated) and is marked ``all_not_applicable``, counted
-apart in the headline, since a question that is about its expectations rarely leaves
-none of them applicable.
+so a judge that could not do the job never counts as a pass or a failure. A judge that
+applied nothing is not a pass either: a reply that assesses every required expectation as
+not applicable (marked ``all_not_applicable``, counted apart in the headline), and any reply
+for a scenario with no required expectation (an empty checklist then "passes" in
+simpleaudit), are ungraded, with that reason.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
             reason = incomplete_checklist(judgment)
         if reason:
             return ungraded(judgment, reason)
-        if nothing_applicable(judgment):
-            judgment["all_not_applicable"] = True
+        reason = nothing_applied(judgment)
+        if reason:
+            return {**ungraded(judgment, reason), **({"all_not_applicable": True} if nothing_applicable(judgment)
+                                                     else {})}
         return judgment
 
     config["postprocess"] = postprocess
@@ -101,6 +103,16 @@ def nothing_applicable(judgment: Mapping[str, Any]) -> bool:
     """Every required expectation was assessed, as not applicable."""
     required = [item for item in judgment.get("checklist") or [] if item.get("required")]
     return bool(required) and all(item.get("status") == "not_applicable" for item in required)
+
+
+def nothing_applied(judgment: Mapping[str, Any]) -> str | None:
+    """Why a complete checklist still grades nothing (no required expectation met or violated), or None."""
+    required = [item for item in judgment.get("checklist") or [] if item.get("required")]
+    if not required:
+        return "the scenario has no required expectation, so the judge applied none"
+    if nothing_applicable(judgment):
+        return f"the judge found none of the {len(required)} required expectations applicable"
+    return None
 
 
 def ungraded(judgment: Any, reason: str) -> dict[str, Any]:
@@ -171,7 +183,8 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
     rows += [Figure(f"verdict {severity}", number(n), "count", meaning=VERDICT_MEANING.get(severity, ""))
              for severity, n in (h.get("verdicts") or {}).items()]
     rows += [Figure("nothing applicable", number(h.get("all_not_applicable")), "count",
-                    meaning="passes in which the judge found no required expectation applicable: check the judge")]
+                    meaning="scenarios in which the judge found no required expectation applicable (ungraded): "
+                            "check the judge")]
     rows += [Figure(CHECKLIST_STATUS.get(status, f"expectations {status}"), number(n), "count",
                     meaning="checklist items the judge marked so, over all scenarios")
              for status, n in (h.get("checklist items") or {}).items()]

@@ -67,6 +67,11 @@ class Summary:
         return self.scenarios > 0 and self.errors == 0 and not self.nothing_graded
 
     @property
+    def failed_all(self) -> bool:
+        """Every result is an ERROR: nothing was measured, so no figure is shown."""
+        return self.errors > 0 and self.completed == 0
+
+    @property
     def nothing_graded(self) -> bool:
         """Results came back, but the judge graded none of them."""
         return self.completed > 0 and self.outcomes.get("ungraded", 0) >= self.completed

@@ -36,6 +36,7 @@ class Paired:
     unit: str
     statistic: str
     detail: str = ""
+    cluster: str | None = None   # ``cluster(scenario) -> str``: the unit a scenario belongs to (small-sample warnings)
 
     @property
     def method(self) -> str:
@@ -93,7 +94,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         judges={"grounding": "auditpacks.judges.jacite.grounding"},
         figures="auditpacks.judges.jacite.figures:figures",
         report="auditpacks.judges.jacite.report",
-        paired=Paired("question", "auditpacks.judges.jacite.paired:compare"),
+        paired=Paired("question", "auditpacks.judges.jacite.paired:compare",
+                      cluster="auditpacks.judges.jacite.paired:cluster"),
         rescore="auditpacks.judges.jacite.rescore",
         export="auditpacks.judges.jacite.export",
         registry="auditpacks.packs.jacite.egov",
@@ -114,7 +116,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         figures="auditpacks.judges.iustitia.figures:figures",
         report="auditpacks.judges.iustitia.report",
         paired=Paired("judgment", "auditpacks.judges.iustitia.paired:compare",
-                      "; McNemar exact test on discordant tasks"),
+                      "; McNemar exact test on discordant tasks", cluster="auditpacks.judges.iustitia.paired:cluster"),
         score="auditpacks.judges.iustitia.agreement",
         export="auditpacks.judges.iustitia.export",
         card=Card(repo="Kushtrim/iustitia-marigonae",
@@ -131,7 +133,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         judges={"citations": "auditpacks.judges.icj.citations"},
         figures="auditpacks.judges.icj.figures:figures",
         report="auditpacks.judges.icj.report",
-        paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate"),
+        paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate",
+                      cluster="auditpacks.judges.icj.paired:target_of"),
         score="auditpacks.judges.icj.score",
         export="auditpacks.judges.icj.export",
         tools="auditpacks.judges.icj.conditions",

@@ -12,6 +12,7 @@ run can be exported and scored from its results file alone.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from functools import partial
@@ -184,12 +185,14 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 
 def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Pooled P/R/F1 per family over a run, with valid/partial/truncated/error/skipped counts.
+    """Pooled P/R/F1 per family over a run (None where nothing divides: no citation given, none in the
+    reference) with F1's interval over targets, and valid/partial/truncated/error/skipped counts.
 
     ``pairs`` are (scenario, saved result dict). A result graded by another judge
     is re-graded here from its last reply; ERROR results are counted, not scored.
     """
     totals = {f: Counter() for f in FAMILIES}
+    per_target: dict[str, dict[str, Counter]] = {}   # the clusters of the F1 interval
     tally: Counter = Counter()
     for scenario, result in pairs:
         tally["scenarios"] += 1
@@ -208,12 +211,31 @@ def headline(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> di
         tally["scored"] += 1
         tally[judgment["validation"]["status"]] += 1
         tally["passed"] += judgment["severity"] == "pass"
+        cells = per_target.setdefault(target_of(scenario), {f: Counter() for f in FAMILIES})
         for family in FAMILIES:
             totals[family].update(judgment["counts"][family])
+            cells[family].update(judgment["counts"][family])
     out: dict[str, Any] = {k: tally[k] for k in ("scenarios", "scored", "valid", "partial", "truncated", "errors",
                                                  "skipped", "ungraded", "passed")}
     for family, c in totals.items():
-        p, r, f1 = prf(c["tp"], c["fp"], c["fn"])
-        out[family] = {"tp": c["tp"], "fp": c["fp"], "fn": c["fn"],
-                       "precision": float(p), "recall": float(r), "f1": float(f1)}
+        tp, fp, fn = c["tp"], c["fp"], c["fn"]
+        p, r, f1 = prf(tp, fp, fn)
+        out[family] = {"tp": tp, "fp": fp, "fn": fn,   # 0/0 is undefined (None), not 0
+                       "precision": float(p) if tp + fp else None, "recall": float(r) if tp + fn else None,
+                       "f1": float(f1) if tp + fp + fn else None,
+                       "f1_bootstrap95": f1_interval([per_target[t][family] for t in sorted(per_target)])}
     return out
+
+
+def target_of(scenario: Mapping[str, Any]) -> str:
+    """The target a scenario predicts the citations of (the bootstrap's cluster)."""
+    return (scenario.get("metadata") or {}).get("target_document_id") or scenario["name"]
+
+
+def f1_interval(targets: list[Mapping[str, int]]) -> list[float] | None:
+    """The 95% percentile interval of the pooled F1 (2TP / (2TP + FP + FN)), resampling targets (B = 2,000,
+    seed 0); None when there is nothing to divide."""
+    from auditpacks.judges.stats import ratio_bootstrap
+
+    _, low, high = ratio_bootstrap([2 * c["tp"] for c in targets], [2 * c["tp"] + c["fp"] + c["fn"] for c in targets])
+    return [low, high] if math.isfinite(low) and math.isfinite(high) else None

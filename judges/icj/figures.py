@@ -1,10 +1,13 @@
-"""ICJ's pooled figures: precision, recall and F1 per citation family (pooled over targets), and counts."""
+"""ICJ's pooled figures: precision, recall and F1 per citation family (pooled over targets), and counts.
+
+F1 carries its interval from the headline (the bootstrap over targets) in the summary, the report and
+``compare`` alike; precision and recall carry none."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from auditpacks.judges.figures import Figure, number
+from auditpacks.judges.figures import Figure, interval, number
 
 
 def figures(h: Mapping[str, Any]) -> list[Figure]:
@@ -14,7 +17,8 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
         if not (isinstance(c, Mapping) and "f1" in c):
             continue
         counts = f"pooled over targets (TP {c.get('tp', 0)}, FP {c.get('fp', 0)}, FN {c.get('fn', 0)})"
-        rows += [Figure("F1", number(c.get("f1")), meaning=counts, group=family),
+        rows += [Figure("F1", number(c.get("f1")), interval=interval(c.get("f1_bootstrap95")),
+                        interval_name="95% CI, bootstrap over targets", meaning=counts, group=family),
                  Figure("precision", number(c.get("precision")), meaning="cited items that are in the reference",
                         group=family),
                  Figure("recall", number(c.get("recall")), meaning="reference items that were cited", group=family)]

@@ -6,7 +6,7 @@ from typing import Any
 
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.compare import compare_f1, paired_row
-from auditpacks.judges.icj.citations import citation_verdict
+from auditpacks.judges.icj.citations import citation_verdict, target_of
 from auditpacks.packs.icj.targets import FAMILIES
 
 
@@ -16,11 +16,6 @@ def citation_counts(scenario: dict[str, Any], result: dict[str, Any]) -> dict[st
     if "counts" not in judgment:
         judgment = citation_verdict(scenario, last_reply(result.get("conversation") or []))
     return judgment.get("counts")
-
-
-def target_of(scenario: dict[str, Any]) -> str:
-    """The target a scenario predicts the citations of (the bootstrap's cluster)."""
-    return (scenario.get("metadata") or {}).get("target_document_id") or scenario["name"]
 
 
 def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ def headline(run: RunView, round_index: int = 0) -> list[Figure]:
     intervals = f1_intervals(run, round_index)
     rows = figures(run.headline(round_index))
     for f in rows:
-        if f.name == "F1" and f.group in intervals and f.interval is None:
+        if f.name == "F1" and f.group in intervals and f.interval is None and f.value is not None:
             low, high = intervals[f.group]
             if math.isfinite(low) and math.isfinite(high):
                 f.interval, f.interval_name = (low, high), "95% CI, bootstrap over targets"

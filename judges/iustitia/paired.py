@@ -8,6 +8,12 @@ from auditpacks.judges.compare import compare_choices, paired_row
 from auditpacks.judges.iustitia.agreement import tasks_from_scenarios
 
 
+def cluster(scenario: dict[str, Any]) -> str:
+    """The judgment a scenario asks about (the bootstrap's cluster), as :func:`tasks_from_scenarios` reads it."""
+    meta = scenario.get("metadata") or {}
+    return str(meta.get("verdict_id") or meta.get("task_id") or scenario["name"])
+
+
 def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
     """Rows for (scenario, result A, result B) triples; scenarios without a reference answer are left out."""
     tasks = {t["task_id"]: t for t in tasks_from_scenarios(s for s, _, _ in paired)}

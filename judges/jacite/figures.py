@@ -1,10 +1,18 @@
-"""jacite's pooled figures: invented, real-but-not-gold and gold-hit rates per language, and JA vs EN."""
+"""jacite's pooled figures: invented, real-but-not-gold and gold-hit rates per language, and JA vs EN.
+
+One interval method per figure, the same in the summary, the report and ``compare``: the two
+per-mention rates (invented, real but not gold) resample questions (a question's mentions are not
+independent; :data:`BOOTSTRAP`), the gold-hit rate (one answer per scenario) is a Wilson interval.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from auditpacks.judges.figures import Figure, interval, leaves, number
+
+
+BOOTSTRAP = "95% CI, bootstrap over questions"
 
 
 def figures(h: Mapping[str, Any]) -> list[Figure]:
@@ -16,15 +24,13 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
     for lang, g in h.items():
         if not (isinstance(g, Mapping) and "invented_rate" in g):
             continue
-        boot = interval(g.get("invented_bootstrap95"))
         rows += [
             Figure("invented rate", number(g.get("invented_rate")),
-                   interval=boot or interval(g.get("invented_wilson95")),
-                   interval_name="95% CI, bootstrap over questions" if boot else "95% Wilson interval",
+                   interval=interval(g.get("invented_bootstrap95")), interval_name=BOOTSTRAP,
                    meaning=f"cited article mentions that do not exist ({g.get('invented', 0)} of "
                            f"{g.get('cited', 0)}{extractor})", group=lang),
             *([Figure("real but not gold rate", number(g.get("real_not_gold_rate")),
-                      interval=interval(g.get("real_not_gold_wilson95")), interval_name="95% Wilson interval",
+                      interval=interval(g.get("real_not_gold_bootstrap95")), interval_name=BOOTSTRAP,
                       meaning=f"cited mentions of existing articles other than the one asked about "
                               f"({g.get('real_not_gold', 0)} of {g.get('cited', 0)})", group=lang)]
               if "real_not_gold_rate" in g else []),

@@ -158,10 +158,11 @@ def pooled(rows: list[Mapping[str, Any]], errored: Mapping[str, int] | None = No
 
 
 def _language_figures(rows: list[Mapping[str, Any]], errored: int) -> dict[str, Any]:
-    questions: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    questions: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for row in rows:
         questions[row["question"]][0] += row["n_invented"]
         questions[row["question"]][1] += row["n_cited"]
+        questions[row["question"]][2] += _real_count(row)
     invented = sum(r["n_invented"] for r in rows)
     cited = sum(r["n_cited"] for r in rows)
     real = sum(_real_count(r) for r in rows)
@@ -169,6 +170,8 @@ def _language_figures(rows: list[Mapping[str, Any]], errored: int) -> dict[str, 
     per_question = list(questions.values())
     _, low, high = ratio_bootstrap([q[0] for q in per_question], [q[1] for q in per_question],
                                    b=BOOTSTRAP_B, seed=BOOTSTRAP_SEED)
+    _, real_low, real_high = ratio_bootstrap([q[2] for q in per_question], [q[1] for q in per_question],
+                                             b=BOOTSTRAP_B, seed=BOOTSTRAP_SEED)
     answered = len(rows)
     return {
         "answered": answered,
@@ -181,6 +184,7 @@ def _language_figures(rows: list[Mapping[str, Any]], errored: int) -> dict[str, 
         "real_not_gold": real,
         "real_not_gold_rate": real / cited if cited else None,
         "real_not_gold_wilson95": list(wilson_interval(real, cited)) if cited else None,
+        "real_not_gold_bootstrap95": [real_low, real_high] if math.isfinite(real_low) else None,
         "gold_hit": gold,
         "gold_hit_rate": gold / answered if answered else None,
         "gold_hit_wilson95": list(wilson_interval(gold, answered)) if answered else None,

@@ -111,6 +111,8 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
                         help="reuse finished scenarios journaled in --out (the default)")
     resume.add_argument("--fresh", dest="fresh", action="store_true", default=False,
                         help="ignore finished scenarios of an earlier run")
+    execution.add_argument("--stop-after", type=integer(0), default=5, metavar="N",
+                           help="stop the run when the first N scenarios all fail the same way (default 5; 0: never)")
     execution.add_argument("--keep-errors", action="store_true",
                            help="when resuming, keep ERROR results instead of running them again")
     execution.add_argument("--cache", type=Path, metavar="DIR", help="response cache folder (off by default)")
@@ -213,7 +215,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         seed=args.seed, repeats=args.repeats,
         temperature=temperature, max_tokens=max_tokens, concurrency=args.concurrency,
         timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
-        retry_errors=not args.keep_errors, cache_dir=args.cache, cache_only=args.cache_only,
+        retry_errors=not args.keep_errors, stop_after=args.stop_after, cache_dir=args.cache,
+        cache_only=args.cache_only,
         skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
         show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,

@@ -82,6 +82,7 @@ class RunConfig:
     batch_api: bool = False             # send the run through the provider's batch API
     batch_poll_s: float = 30.0          # seconds between polls of submitted batches
     probe: bool = True                  # decision runs: probe the endpoint first (--no-probe: do not)
+    stop_after: int = 5                 # stop once the first N scenarios run all fail the same way (0: never)
 
     @property
     def embedded(self) -> bool:

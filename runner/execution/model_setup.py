@@ -19,7 +19,7 @@ from typing import Any
 from auditpacks.core.redact import public_url
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError
 from auditpacks.runner.execution.early import api_key, owns  # noqa: F401  (imported from here too)
-from auditpacks.runner.execution.preflight import check_reachable
+from auditpacks.runner.execution.preflight import check_reachable, missing_extra
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.endpoints import EndpointPool
 from auditpacks.runner.models.model import Model, ModelAPI
@@ -112,8 +112,8 @@ def _connect(config: RunConfig, api: Any) -> None:
     """Make an any-llm client now, so a missing SDK or key fails before the run, in one line."""
     try:
         api.client
-    except ImportError as exc:
-        raise RunError(f"provider {config.provider!r} needs an extra: {exc}") from None
+    except ImportError:
+        raise RunError(missing_extra(config.provider)) from None
     except Exception as exc:  # missing keys and unknown providers come from any-llm
         raise RunError(f"cannot set up provider {config.provider!r}: {type(exc).__name__}: {exc}") from None
 

@@ -1,29 +1,122 @@
-"""Check before the first scenario that the endpoint answers, so a bad URL fails in one line."""
+"""Check every endpoint a run talks to before its first scenario, so a dead server or a refused key is one line.
+
+One cheap request per endpoint, before anything is written:
+
+* our OpenAI-compatible clients (local servers and hosted providers alike): ``GET {base}/models`` with the
+  key; any answer but 401 or 403 proves a server that takes the key (even 404: some servers list no models);
+* any-llm providers (anthropic, gemini, mistral, ...): the provider SDK's model list, authenticated as the
+  run's calls are (providers whose SDK lists no models are not checked);
+* Ollama: its ``prepare`` (the model's digest, read before every Ollama run) already asks the server;
+* decision endpoints (System One): any HTTP answer at the endpoint's URL (before the short probe, which
+  checks what the answers say);
+* judge and auditor models: the same check as a target on their provider (not for the embedded model,
+  nor with a response cache, which may answer every call of a warm rerun without a server).
+
+Connection failures and time-outs fail at once (no retries): a run with no network stops in seconds.
+"""
 
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 import httpx
 
 from auditpacks.core import bounded_http
-
+from auditpacks.core.redact import redact
 from auditpacks.runner.execution.config import RunError
+from auditpacks.runner.targets.providers import public_url
+
+PREFLIGHT_TIMEOUT_S = 10.0
+REFUSED = (401, 403)
 
 
-def check_reachable(url: str, *, timeout: float = 10.0) -> None:
+def check_reachable(url: str, *, timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     """Raise :class:`RunError` naming ``url`` when nothing answers there.
 
     Any HTTP answer (even 401 or 404) proves a server is listening; only
     connection failures and time-outs count as unreachable.
     """
+    _get(url.rstrip("/") + "/models", url, who=None, timeout=timeout)
+
+
+def check_openai(url: str, key: str | None, *, who: str | None = None, hint: str = "",
+                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """One authenticated ``GET {url}/models``: nothing listening, or the key refused, is a :class:`RunError`."""
+    headers = {"Authorization": f"Bearer {key}"} if key and key != "local" else {}
+    answer = _get(url.rstrip("/") + "/models", url, who=who, timeout=timeout, headers=headers)
+    if answer.status_code in REFUSED:
+        raise RunError(f"{who + ': ' if who else ''}{public_url(url)} refuses the key (HTTP {answer.status_code})"
+                       + (f": check {hint}" if hint else ""))
+
+
+def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str | None = None,
+                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
+    from auditpacks.runner.models.retry import describe
+    from auditpacks.runner.targets import providers
+    from auditpacks.runner.targets.simpleaudit_adapter import anyllm_client
+
+    kwargs = {"max_retries": 0, "timeout": timeout} if providers.provider(provider).sdk_retries else None
     try:
-        with bounded_http.client(url, timeout=timeout) as client:
-            client.get(url.rstrip("/") + "/models")
+        client = anyllm_client(api_key, base_url, provider, kwargs)
+        if not getattr(client, "SUPPORTS_LIST_MODELS", False):
+            return
+        client.list_models()
+    except ImportError:
+        raise RunError(missing_extra(provider)) from None
+    except Exception as exc:  # classified as a model call's failure is: HTTP status, connection, time-out
+        text = describe(exc, timeout)[0]
+        if api_key and len(api_key) >= 4:
+            text = text.replace(api_key, "[api key]")
+        raise RunError(redact(f"{who + ': ' if who else ''}provider {provider!r} does not answer the check before "
+                              f"the run: {text}")) \
+            from None
+
+
+def check_chat(api: Any, *, who: str | None = None, hint: str = "") -> None:
+    """The check for one chat model's provider class (see the module doc); ``who`` starts its error line."""
+    from auditpacks.runner.targets.anyllm_api import AnyLLMChatAPI
+    from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
+
+    if isinstance(api, OpenAIChatAPI):
+        check_openai(api.base_url, api.secret, who=who, hint=hint)
+    elif isinstance(api, AnyLLMChatAPI):
+        check_anyllm(api.provider, base_url=api.base_url, api_key=api.secret, who=who)
+
+
+def check_roles(roles: Any) -> None:
+    """The judge and auditor models' checks (``roles``: :class:`~auditpacks.runner.targets.roles.Roles`);
+    the embedded model is not checked (it was just started)."""
+    for role in (roles.judge, roles.auditor):
+        if role is not None and role.settings.provider != "embedded":
+            check_chat(role.model.api, who=f"{role.settings.role} model {role.settings.model}")
+
+
+def check_decision(url: str) -> None:
+    """A decision endpoint: nothing answering at ``url`` (any HTTP answer passes; the probe checks the rest)."""
+    _get(url, url, who="decision endpoint", timeout=PREFLIGHT_TIMEOUT_S)
+
+
+def missing_extra(provider: str) -> str:
+    """The line for an any-llm provider whose SDK is not installed: which package to install."""
+    from auditpacks.runner.targets.providers import extra_package
+
+    return f"provider {provider!r} needs its SDK: pip install '{extra_package(provider)}'"
+
+
+def _get(address: str, url: str, *, who: str | None, timeout: float,
+         headers: Mapping[str, str] | None = None) -> httpx.Response:
+    prefix = f"{who}: " if who else ""
+    shown = public_url(url)
+    try:
+        with bounded_http.client(address, timeout=timeout) as client:  # a byte cap and one total deadline
+            return client.get(address, headers=dict(headers or {}))
     except httpx.ConnectError as exc:
-        raise RunError(f"cannot reach {url}: {_reason(exc)}") from None
+        raise RunError(redact(f"{prefix}cannot reach {shown}: {_reason(exc)}")) from None
     except httpx.TimeoutException:
-        raise RunError(f"cannot reach {url}: no answer within {timeout:g} s") from None
+        raise RunError(f"{prefix}cannot reach {shown}: no answer within {timeout:g} s") from None
     except httpx.HTTPError as exc:
-        raise RunError(f"cannot reach {url}: {type(exc).__name__}: {_reason(exc)}") from None
+        raise RunError(redact(f"{prefix}cannot reach {shown}: {type(exc).__name__}: {_reason(exc)}")) from None
 
 
 def _reason(exc: Exception) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from auditpacks.core.record import Round, Summary
+from auditpacks.judges import sample_size
 from auditpacks.runner.execution.engine import judge_module
 from auditpacks.runner.execution.execute import Outcome, run_scenarios
 from auditpacks.runner.execution.journal import Journal
@@ -48,7 +49,7 @@ async def run_rounds(engine: Any, target: RunTarget, scenarios: list[dict[str, A
 def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str, seed: int,
                 skipped: Mapping[str, int], notes: list[str] | None, journal: Journal,
                 load: Callable[[Any], dict[str, Any]] = lambda scenario: scenario,
-                selected: Sequence[Any] = ()) -> tuple[list[Round], Summary]:
+                selected: Sequence[Any] = (), in_pack: int | None = None) -> tuple[list[Round], Summary]:
     """Write each round's results file (whole results read back from ``journal`` one at a time); the rounds
     (with their summaries) and the run's summary. ``load`` turns an outcome's scenario (a stub) into the
     whole scenario for the grader's headline; ``selected``: the scenarios the run was given, those without
@@ -58,7 +59,9 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
         name = results_name(stem, number)
         write_results(folder / name, outcome.results, (journal.done[key] for key in outcome.keys))
         unanswered = unanswered_scenarios(outcome, selected)
-        summary = summarize(outcome.scenarios, outcome.results, headline(judge, outcome, load, unanswered),
+        pooled = with_sample_warnings(headline(judge, outcome, load, unanswered), judge,
+                                      [*outcome.scenarios, *unanswered], in_pack)
+        summary = summarize(outcome.scenarios, outcome.results, pooled,
                             skipped={**skipped, **outcome.skipped}, resumed=outcome.resumed)
         summary.unanswered = [s["name"] for s in unanswered]
         rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
@@ -75,6 +78,15 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
             pooled_skips[why] = pooled_skips.get(why, 0) + n
     return rounds, summarize(scenarios, results, {}, skipped=pooled_skips,
                              resumed=sum(o.resumed for o in outcomes), notes=notes)
+
+
+def with_sample_warnings(pooled: dict[str, Any], judge: str, scenarios: Sequence[Any],
+                         in_pack: int | None) -> dict[str, Any]:
+    """The headline with :mod:`~auditpacks.judges.sample_size`'s warnings (a subset, few clusters) added."""
+    extra = sample_size.warnings(judge, scenarios, in_pack=in_pack, existing=pooled.get("warnings") or [])
+    if extra and "error" not in pooled:
+        pooled["warnings"] = [*(pooled.get("warnings") or []), *extra]
+    return pooled
 
 
 def unanswered_scenarios(outcome: Outcome, selected: Sequence[Any]) -> list[Any]:

@@ -32,12 +32,14 @@ from auditpacks.runner.execution.early import refuse_early
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
+from auditpacks.runner.execution.fail_fast import FailFast
 from auditpacks.runner.execution.journal import Journal
 from auditpacks.runner.execution.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.execution.layout import located, open_run_folder
 from auditpacks.runner.execution.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, retry_policy,
                                                      uses_embedded)
+from auditpacks.runner.execution import preflight
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
@@ -131,8 +133,8 @@ def embedded_identity() -> dict[str, Any]:
 def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) -> tuple[RunTarget, str | None]:
     """The chat target for this endpoint and the model digest, if known.
 
-    The reachability check runs here, before anything is written, except that with a
-    cache it waits for the first request the cache cannot answer.
+    The check before the run (:mod:`~auditpacks.runner.execution.preflight`) runs here, before anything is
+    written, except that with a cache it waits for the first request the cache cannot answer.
     """
     if config.more_base_urls:  # replicas: one target each, documents spread over them
         pool = make_pool(config, model=ep.model, cache=cache)
@@ -141,8 +143,9 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
     identity = embedded_identity() if ep.embedded and cache is not None else None
     target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
                          preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
-    if config.base_url and not ep.embedded and cache is None and config.provider != "ollama":
-        check_reachable(config.base_url)
+    if not ep.embedded and cache is None and config.provider != "ollama":
+        preflight.check_chat(target.model.api, hint=f"${config.key_variable()} or --api-key"
+                             if config.key_variable() else "--api-key")
     return target, target.prepare().get("digest") or (identity or {}).get("digest")
 
 
@@ -181,6 +184,8 @@ def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
         if config.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
+        if runnable:
+            preflight.check_decision(target.inner.url)
         probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=config.timeout) \
             if config.probe and runnable else None
     elif config.embedded and config.base_url:
@@ -198,6 +203,8 @@ def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
             target, digest = chat_target(config, ep, cache)
         roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
+        if cache is None:  # a cache may answer every call of a warm rerun: no server needed then
+            preflight.check_roles(roles)
         engine = build_engine(config, judge, judge_cfg, target=target, roles=roles)
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
@@ -207,7 +214,8 @@ def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
-            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, progress, roles))
+            watched = FailFast(progress, config.stop_after)
+            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles))
         panel = None
         if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
             from auditpacks.runner.execution.judge_panel import run_panel
@@ -219,7 +227,7 @@ def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
     rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
-                                  journal=journal, load=pack.load, selected=assigned)
+                                  journal=journal, load=pack.load, selected=assigned, in_pack=len(pack.scenarios))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,

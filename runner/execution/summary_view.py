@@ -1,9 +1,11 @@
 """A run's summary for people (a rich table) and for programs (``--json``): the same figures in both.
 
 The table names the run, counts what happened in verdict words (correct, wrong,
-invented, ungraded, error), gives simpleaudit's score and the commonest error with
-its count, then one row per headline figure: its value (percentages for shares,
-``n/a`` when undefined), one interval with its name, and what the figure means.
+invented, ungraded, error) beside the benchmark's own headline figure (its first figure;
+simpleaudit's severity score stays in ``--json`` and the run record), gives the commonest
+error with its count, then one row per headline figure: its value (percentages for
+shares, ``n/a`` when undefined), one interval with its name, and what the figure means.
+A run in which every scenario ended in ERROR shows no figures at all (none was measured).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
         "judge": record.judge,
         "repeats": record.repeats,
         **_counts(s),
-        "figures": [f.to_dict() for f in run_figures(record)],
+        "figures": [] if s.failed_all else [f.to_dict() for f in run_figures(record)],
     }
     if record.cost:
         data["cost"] = record.cost
@@ -45,6 +47,15 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
                            if r.summary else []}
                           for r in record.rounds]
     return data
+
+
+def key_figure(rows: list[Figure]) -> str:
+    """The benchmark's headline figure (its first) in a few words: name, group, value and interval."""
+    if not rows:
+        return "headline n/a"
+    f = rows[0]
+    bare = fmt_interval(Figure(f.name, f.value, f.unit, interval=f.interval))
+    return f"{f.name}{f' ({f.group})' if f.group else ''} {fmt_value(f.value, f.unit)}" + (f" [{bare}]" if bare else "")
 
 
 def run_figures(record: RunRecord) -> list[Figure]:
@@ -81,17 +92,19 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
+    rows = [] if s.failed_all else run_figures(record)
     console.print("verdicts: " + ", ".join(f"{w} {s.outcomes.get(w, 0)}" for w in OUTCOMES)
-                  + f" · simpleaudit score {_plain(s.simpleaudit_score)}")
+                  + f" · {key_figure(rows)}", markup=False)
     if s.commonest_error:
         console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
                       markup=False)
     for line in (_performance_lines(record.performance, unit_of(record.judge)) + _grader_lines(record.models)
                  + _cost_lines(record.cost)):
         console.print(line, markup=False)
-    rows = run_figures(record)
     if rows:
         console.print(figure_table(rows, record))
+    elif s.failed_all:
+        console.print("figures: none: every scenario ended in ERROR, so nothing was measured")
     if "error" in s.headline:
         console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
     for note in s.notes + list(s.headline.get("warnings") or []):
@@ -204,6 +217,3 @@ def fmt_interval(f: Figure) -> str:
         text = f"{low:.3g}–{high:.3g}"
     return f"{text} ({f.interval_name})" if f.interval_name else text
 
-
-def _plain(value: float | None) -> str:
-    return NA if value is None else f"{value:.3g}"

@@ -7,7 +7,8 @@ dropped or refused connections and malformed (cut-off) response bodies. Anything
 (:mod:`auditpacks.core.bounded_http`) fail at once. The delay before retry ``k`` (0-based) is
 ``min(max_delay, backoff * 2**k)`` times a jitter factor in [0.5, 1); a ``Retry-After``
 header in seconds replaces it, capped at ``retry_after_cap``. When every attempt fails,
-:class:`CallFailed` says how many were made and what each one got.
+:class:`CallFailed` says how many were made and what each one got. Each attempt is noted in
+:mod:`~auditpacks.runner.models.waits` while it runs (for the progress heartbeat).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import asyncio
 import json
 import random
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import httpx
 
 from auditpacks.core.bounded_http import budget_error
+from auditpacks.runner.models import waits
 
 RETRY_STATUS = {408, 409, 429}
 _SDK_PREFIX = re.compile(r"^Error code: \d+ - ")
@@ -117,16 +120,21 @@ async def call_with_retries(
     """The result of the first successful attempt, or :class:`CallFailed`."""
     rng = rng or random.Random()
     failures: list[str] = []
-    while True:
-        try:
-            if policy.timeout:
-                return await asyncio.wait_for(attempt(), policy.timeout)
-            return await attempt()
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - classified below; the rest re-raise as CallFailed
-            text, retryable = describe(exc, policy.timeout)
-            failures.append(scrub(text))
-            if not retryable or len(failures) > policy.max_retries:
-                raise CallFailed(failures, retryable=retryable, status=status_of(exc)) from None
-            await sleep(delay_for(len(failures) - 1, policy, exc, rng))
+    key, since = id(failures), time.monotonic()   # this call's note in :mod:`waits`, for the progress heartbeat
+    try:
+        while True:
+            waits.note(key, len(failures) + 1, policy.max_retries + 1, since, policy.timeout)
+            try:
+                if policy.timeout:
+                    return await asyncio.wait_for(attempt(), policy.timeout)
+                return await attempt()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below; the rest re-raise as CallFailed
+                text, retryable = describe(exc, policy.timeout)
+                failures.append(scrub(text))
+                if not retryable or len(failures) > policy.max_retries:
+                    raise CallFailed(failures, retryable=retryable, status=status_of(exc)) from None
+                await sleep(delay_for(len(failures) - 1, policy, exc, rng))
+    finally:
+        waits.clear(key)

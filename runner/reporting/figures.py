@@ -15,7 +15,10 @@ from auditpacks.runner.reporting.runs import LoadedRun
 
 
 def headline_rows(run: LoadedRun, round_index: int = 0) -> list[dict[str, Any]]:
-    """The run's figure rows for one round (an interval that is not finite is left out)."""
+    """The run's figure rows for one round (an interval that is not finite is left out; none for a run whose
+    every result is an ERROR: nothing was measured)."""
+    if run.record.summary.failed_all:
+        return []
     shown = (run.report.headline(run, round_index) if run.report is not None
              else figures(run.judge, run.headline(round_index)))
     rows = []

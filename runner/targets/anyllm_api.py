@@ -2,7 +2,8 @@
 
 The client is the one simpleaudit would create through any-llm (see
 :mod:`~auditpacks.runner.targets.simpleaudit_adapter`), with the SDK's own retries off
-where the provider table says the SDK takes ``max_retries``; the
+where the provider table says the SDK takes ``max_retries`` and without the optional
+parameters the table says the provider refuses (Anthropic: ``seed``); the
 :class:`~auditpacks.runner.models.model.Model` around it adds the cache and our retry layer.
 """
 
@@ -36,8 +37,9 @@ class AnyLLMChatAPI(ModelAPI):
         return self._client
 
     def build(self, request: Request) -> dict[str, Any]:
-        body: dict[str, Any] = {**dict(request.params), "model": self.model, "messages": request.messages,
-                                "stream": False}
+        rejected = providers.provider(self.provider).rejects
+        params = {k: v for k, v in request.params.items() if k not in rejected}
+        body: dict[str, Any] = {**params, "model": self.model, "messages": request.messages, "stream": False}
         if request.response_format:
             body["response_format"] = dict(request.response_format)
         return body

@@ -6,7 +6,9 @@ simpleaudit's any-llm path), its default base URL, the environment variable hold
 its key, whether it needs no key (local servers), whether its any-llm SDK client
 takes ``max_retries``/``timeout`` (so the SDK's own retries can be switched off), and
 whether the server compiles a whole JSON schema into a sampling grammar (``grammar``:
-llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold.
+llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold, and
+which optional OpenAI-style parameters its SDK refuses (``rejects``: never sent; Anthropic's
+Messages API has no ``seed``).
 A provider not in the table is an any-llm provider with none of these defaults.
 
 This module imports nothing else of the runner's, so the configuration and the targets can
@@ -35,6 +37,7 @@ class Provider:
     keyless: bool = False
     sdk_retries: bool = False   # the any-llm SDK client accepts max_retries and timeout
     grammar: bool = False       # JSON schemas are enforced by a grammar, maxLength and maxItems included
+    rejects: tuple[str, ...] = ()  # optional request parameters the provider refuses (left out of its requests)
 
 
 _ROWS = (
@@ -48,7 +51,8 @@ _ROWS = (
     Provider("groq", OPENAI, "https://api.groq.com/openai/v1", "GROQ_API_KEY", sdk_retries=True),
     Provider("ollama", OLLAMA, OLLAMA_DEFAULT, keyless=True, grammar=True),
     Provider("xai", ANYLLM, key_variable="XAI_API_KEY", sdk_retries=True),
-    Provider("anthropic", ANYLLM, key_variable="ANTHROPIC_API_KEY", sdk_retries=True),
+    Provider("anthropic", ANYLLM, key_variable="ANTHROPIC_API_KEY", sdk_retries=True,
+             rejects=("seed", "n", "presence_penalty", "frequency_penalty", "user")),
     Provider("mistral", ANYLLM, key_variable="MISTRAL_API_KEY"),
     Provider("gemini", ANYLLM, key_variable="GEMINI_API_KEY"),
 )
@@ -64,6 +68,11 @@ def provider(name: str | None) -> Provider:
 def ours(name: str | None) -> bool:
     """Whether one of our own clients (OpenAI-compatible or native Ollama) carries this provider."""
     return provider(name).api in (OPENAI, OLLAMA)
+
+
+def extra_package(name: str) -> str:
+    """The pip requirement that installs an any-llm provider's SDK."""
+    return f"any-llm-sdk[{name}]"
 
 
 def key_from_environment(name: str | None) -> str | None:

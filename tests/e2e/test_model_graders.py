@@ -45,6 +45,12 @@ def graded_or_explained(result: dict) -> bool:
             and "judge_reply" in judgment)
 
 
+def exit_for(out: Path) -> int:
+    """A run's exit code from its results: 3 when its judge graded none of them (a 135M judge often finds
+    nothing applicable, which grades nothing), else 0."""
+    return 3 if all(r["severity"] == "ungraded" for r in results(out, "smollm2")) else 0
+
+
 def cached_judge_requests(cache: Path) -> list[dict]:
     keys = [json.loads(p.read_text())["key"] for p in cache.glob("??/*.json")]
     return [k for k in keys if "response_format" in (k.get("params") or {})]
@@ -54,12 +60,14 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
     cache = tmp_path / "cache"
     for bench, pack in packs.items():
         out = tmp_path / bench
-        assert main(["run", "--pack", str(pack), "--limit", "2", "--judge", "checklist", "--judge-model", "embedded",
-                     "--cache", str(cache), "--out", str(out), *QUICK]) == 0
+        code = main(["run", "--pack", str(pack), "--limit", "2", "--judge", "checklist", "--judge-model", "embedded",
+                     "--cache", str(cache), "--out", str(out), *QUICK])
         got = results(out, "smollm2")
-        assert len(got) == 2
-        assert all(r["severity"] in LADDER for r in got), [r["judgment"] for r in got]  # judged, every one
-        assert all(graded_or_explained(r) for r in got), [r["judgment"] for r in got]
+        assert len(got) == 2 and code == exit_for(out)
+        assert all(graded_or_explained(r) for r in got), [r["judgment"] for r in got]  # judged, or said why not
+        for r in got:   # the judge replied in the schema every time: any ungraded one applied nothing
+            assert r["severity"] in LADDER or r["judgment"]["ungraded_reason"].startswith(
+                "the judge found none of the"), r["judgment"]
         run = run_file(out, "smollm2")
         judge = run["models"]["judge"]
         assert (judge["model"], judge["provider"], judge["temperature"], judge["max_tokens"]) == \
@@ -78,7 +86,7 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
 
     warm = tmp_path / "warm"
     assert main(["run", "--pack", str(packs["jacite"]), "--limit", "2", "--judge", "checklist", "--judge-model",
-                 "embedded", "--cache", str(cache), "--out", str(warm), *QUICK]) == 0
+                 "embedded", "--cache", str(cache), "--out", str(warm), *QUICK]) == exit_for(tmp_path / "jacite")
     judge = run_file(warm, "smollm2")["models"]["judge"]
     assert judge["requests"] == 0 and judge["cache_hits"] == 2
     assert [r["severity"] for r in results(warm, "smollm2")] == \
@@ -87,9 +95,10 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
 
 def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
     out = tmp_path / "turns"
-    assert main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--judge", "checklist", "--judge-model",
+    code = main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--judge", "checklist", "--judge-model",
                  "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "24",
-                 "--out", str(out), *QUICK]) == 0
+                 "--out", str(out), *QUICK])
+    assert code == exit_for(out)
     (result,) = results(out, "smollm2")
     assert result["severity"] != "ERROR", result["judgment"]
     assert [m["role"] for m in result["conversation"]] == ["user", "assistant", "user", "assistant"]

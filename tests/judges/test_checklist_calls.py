@@ -96,7 +96,14 @@ def test_the_checklist_guard_never_lets_an_empty_checklist_pass():
     absent = post({"checklist": [{"index": 1, "expectation": "Says A.", "status": "not_applicable",
                                   "evidence_kind": "direct", "quote": ""}], "notes": ""},
                   conversation=conversation, expected_behavior=["Says A."], scenario_meta=meta)
-    assert absent["severity"] == "pass" and absent["all_not_applicable"] is True  # simpleaudit's verdict, marked
+    assert absent["severity"] == "ungraded" and absent["all_not_applicable"] is True  # applied nothing: no pass
+    assert absent["ungraded_reason"] == "the judge found none of the 1 required expectations applicable"
+    bare = post({"checklist": [], "notes": ""}, conversation=conversation, expected_behavior=[], scenario_meta=meta)
+    assert bare["severity"] == "ungraded"   # no expectation to check: an empty checklist passes nothing
+    assert bare["ungraded_reason"] == "the scenario has no required expectation, so the judge applied none"
+    derived = post({"checklist": [{"index": 1, "expectation": "Answers.", "status": "met", "quote": "It is A."}],
+                    "notes": ""}, conversation=conversation, expected_behavior=[], scenario_meta=meta)
+    assert derived["severity"] == "pass"    # the judge's own expectation, met: graded
     assert "all_not_applicable" not in post(
         {"checklist": [{"index": 1, "expectation": "Says A.", "status": "met", "evidence_kind": "direct",
                         "quote": "It is A."}], "notes": ""},

@@ -143,8 +143,27 @@ def test_headline_pools_counts():
     assert {k: out[k] for k in ("scenarios", "scored", "valid", "partial", "errors", "passed")} == \
         {"scenarios": 3, "scored": 2, "valid": 1, "partial": 1, "errors": 1, "passed": 1}
     # cases: graded TP 1 FN 1; re-graded "none" FN 2 -> TP 1, FP 0, FN 3: P 1, R 1/4, F1 2/5
-    assert out["case_ids"] == {"tp": 1, "fp": 0, "fn": 3, "precision": 1.0, "recall": 0.25, "f1": 0.4}
+    # (one target: the F1 interval over targets is the point itself)
+    assert out["case_ids"] == {"tp": 1, "fp": 0, "fn": 3, "precision": 1.0, "recall": 0.25, "f1": 0.4,
+                               "f1_bootstrap95": [0.4, 0.4]}
     # provisions: TP 1 FP 1 (x:article_9), FN 0 + 1 -> P 1/2, R 1/2, F1 1/2
-    assert out["provision_keys"] == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
-    # resolutions: no gold, nothing predicted -> zero denominators -> 0
-    assert out["resolution_symbols"]["f1"] == 0.0
+    assert out["provision_keys"] == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5,
+                                     "f1_bootstrap95": [0.5, 0.5]}
+    # resolutions: no gold, nothing predicted -> every denominator 0 -> undefined, shown n/a (not 0%)
+    assert out["resolution_symbols"] == {"tp": 0, "fp": 0, "fn": 0, "precision": None, "recall": None, "f1": None,
+                                         "f1_bootstrap95": None}
+
+
+def test_the_f1_interval_resamples_targets_and_the_summary_shows_it():
+    from auditpacks.judges.figures import figures
+
+    right = scenario(cases=("001",), provisions=())
+    wrong = {**right, "metadata": {**right["metadata"], "target_document_id": "ICJ_071_Y"}}
+    pairs = [(right, {"judgment": citation_verdict(right, reply(["001"]))}),    # TP 1: 2TP / (2TP+FP+FN) = 2/2
+             (wrong, {"judgment": citation_verdict(wrong, reply(["999"]))})]    # FP 1, FN 1: 0/2
+    out = headline(pairs)
+    # cases: target 1 all right, target 2 all wrong. A replicate of two draws of target 1 has F1 1, of two of
+    # target 2 has F1 0, each a quarter of the 2,000 replicates: the 2.5% and 97.5% percentiles are 0 and 1
+    assert out["case_ids"]["f1_bootstrap95"] == [0.0, 1.0]
+    f1 = next(f for f in figures("citations", out) if f.name == "F1" and f.group == "case_ids")
+    assert (f1.interval, f1.interval_name) == ((0.0, 1.0), "95% CI, bootstrap over targets")

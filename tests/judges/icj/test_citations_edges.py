@@ -85,7 +85,8 @@ def test_headline_counts_errors_first_and_scores_only_graded_results():
     out = headline(pairs)
     assert {k: out[k] for k in ("scenarios", "scored", "valid", "partial", "errors", "ungraded", "passed")} == \
         {"scenarios": 7, "scored": 3, "valid": 3, "partial": 0, "errors": 2, "ungraded": 2, "passed": 2}
-    assert out["case_ids"] == {"tp": 2, "fp": 1, "fn": 1, "precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3}
+    assert out["case_ids"] == {"tp": 2, "fp": 1, "fn": 1, "precision": 2 / 3, "recall": 2 / 3, "f1": 2 / 3,
+                               "f1_bootstrap95": [2 / 3, 2 / 3]}   # one target: every replicate is the point
 
 
 def test_objects_are_read_in_order_past_broken_and_stray_braces():

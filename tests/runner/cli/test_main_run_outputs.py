@@ -37,7 +37,8 @@ def test_a_server_that_always_fails_exits_3_and_stdout_holds_only_the_summary(tm
     assert done.returncode == 3, done.stderr
     assert "✓ Results saved" in done.stderr and "✓ Results saved" not in done.stdout
     assert "auditpacks: incomplete: 3 of 3 scenarios ended in ERROR (exit 3)" in done.stderr
-    assert "verdicts: correct 0, wrong 0, invented 0, ungraded 0, error 3 · simpleaudit score n/a" in done.stdout
+    assert "verdicts: correct 0, wrong 0, invented 0, ungraded 0, error 3 · headline n/a" in done.stdout
+    assert "figures: none: every scenario ended in ERROR" in done.stdout and "%" not in done.stdout
     assert "commonest error (3×): CallFailed: gave up after 2 attempts: HTTP 500: injected failure" in done.stdout
     assert "None" not in done.stdout  # undefined figures read n/a
 

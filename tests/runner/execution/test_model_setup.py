@@ -27,7 +27,7 @@ def test_an_anyllm_provider_target_gets_our_retries_and_no_sdk_retries():
 
 
 def test_a_provider_whose_sdk_is_missing_fails_in_one_line_before_the_run():
-    with pytest.raises(RunError, match="provider 'mistral' needs an extra"):
+    with pytest.raises(RunError, match=r"provider 'mistral' needs its SDK: pip install 'any-llm-sdk\[mistral\]'"):
         make_target(config(target="m", provider="mistral", api_key="k"), model="m", base_url=None, cache=None)
 
 

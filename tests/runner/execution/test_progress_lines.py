@@ -5,7 +5,8 @@ import re
 
 from auditpacks.runner.execution.progress import ProgressPrinter
 
-LINE = re.compile(r"^\[(\d+)/(\d+)\] \d+\.\d\d/s · (\d+) errors(?: · (\d+) skipped)? · (\d+) tokens · eta \d+s$")
+LINE = re.compile(r"^\[(\d+)/(\d+)\] (?:\d+\.\d\d/s|\d+\.\d s/scenario) · (\d+) errors(?: · (\d+) skipped)? · "
+                  r"(\d+) tokens · eta \d+:\d\d:\d\d$")
 
 
 def ok(tokens_in=0, tokens_out=0):

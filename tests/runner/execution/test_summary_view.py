@@ -65,7 +65,8 @@ def test_citation_rows_and_the_printed_table():
     out = io.StringIO()
     print_summary(record, file=out)
     text = out.getvalue()
-    assert "verdicts: correct 1, wrong 1, invented 0, ungraded 0, error 1 · simpleaudit score 50" in text
+    assert "verdicts: correct 1, wrong 1, invented 0, ungraded 0, error 1 · F1 (case_ids) 40.0%\n" in text
+    assert "simpleaudit" not in text   # its severity score stays in the JSON
     assert "commonest error (1×): CallFailed: HTTP 500" in text and "40.0%" in text and "None" not in text
     data = summary_json(record)
     assert data["outcomes"]["error"] == 1 and data["figures"][0]["value"] == 0.4
@@ -117,3 +118,30 @@ def test_the_figure_table_fits_the_terminal_width(monkeypatch):
         table = out.getvalue().split("figure", 1)[1].splitlines()[1:]
         assert table and max(len(line) for line in table) <= columns
         assert max(len(line) for line in table) > columns - 15  # the width is used, not a fixed narrow one
+
+
+def _record(judge: str, headline: dict, **counts) -> RunRecord:
+    return RunRecord(model="m", provider="openai", judge=judge, fingerprint="f",
+                     pack=PackRef(name="p.json", sha256="ab" * 32),
+                     summary=Summary(headline=headline, simpleaudit_score=83.3, **counts),
+                     rounds=[Round(round=1, seed=0, results="m.json")])
+
+
+def test_the_verdict_line_shows_the_benchmarks_own_headline_with_its_interval():
+    out = io.StringIO()
+    print_summary(_record("choice", AGREEMENT, scenarios=8, completed=8,
+                          outcomes={"correct": 3, "wrong": 5}), file=out)
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("verdicts:"))
+    assert line == "verdicts: correct 3, wrong 5, invented 0, ungraded 0, error 0 · agreement (micro) 37.5% [12.5–62.5%]"
+
+
+def test_an_all_error_run_shows_no_figure_as_if_it_were_a_score():
+    headline = {"tasks": 0, "judgments": 0, "micro": 0.0, "macro": 0.0, "ci": {"micro": [0.0, 0.0]}}
+    record = _record("choice", headline, scenarios=4, completed=0, errors=4, outcomes={"error": 4})
+    out = io.StringIO()
+    print_summary(record, file=out)
+    text = out.getvalue()
+    assert "· headline n/a" in text and "figures: none: every scenario ended in ERROR" in text
+    assert "0.0%" not in text and "agreement" not in text
+    data = summary_json(record)
+    assert data["figures"] == [] and data["simpleaudit_score"] == 83.3   # kept in the JSON

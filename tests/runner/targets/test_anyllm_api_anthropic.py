@@ -1,0 +1,52 @@
+"""The any-llm provider against a fake Anthropic Messages API: parameters Anthropic refuses are never sent."""
+
+from __future__ import annotations
+
+import asyncio
+
+from auditpacks.runner.models.model import Model
+from auditpacks.runner.models.reply import Request
+from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.targets.anyllm_api import AnyLLMChatAPI
+from tests.support.fake_anthropic import FakeAnthropic
+
+MESSAGES = [{"role": "user", "content": "Which article governs torts?"}]
+
+
+def test_a_seeded_request_reaches_anthropic_without_the_seed():
+    with FakeAnthropic(key="sk-ant-test") as server:
+        model = Model(AnyLLMChatAPI("anthropic", model="claude-test", base_url=server.url, api_key="sk-ant-test",
+                                    timeout=10.0), policy=RetryPolicy(max_retries=0, timeout=10.0))
+
+        async def go():
+            try:
+                return await model.generate(Request(messages=MESSAGES,
+                                                    params={"temperature": 0.0, "seed": 7, "max_tokens": 64}))
+            finally:
+                await model.aclose()
+
+        reply = asyncio.run(go())
+    assert reply.content == "民法第709条"
+    assert (reply.input_tokens, reply.output_tokens) == (7, 3)
+    [sent] = server.requests
+    assert "seed" not in sent
+    assert sent["temperature"] == 0.0 and sent["max_tokens"] == 64
+
+
+def test_other_providers_keep_the_seed():
+    api = AnyLLMChatAPI("mistral", model="m", base_url=None, api_key="k")
+    assert api.build(Request(messages=MESSAGES, params={"seed": 7}))["seed"] == 7
+
+
+def test_a_seeded_run_on_anthropic_checks_the_key_first_and_sends_no_seed(tmp_path):
+    from tests.support.runs import results, run_here
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeAnthropic(key="sk-ant-test") as server:
+        code = run_here(pack, tmp_path / "out", server.url, "--provider", "anthropic", "--api-key", "sk-ant-test",
+                        "--seed", "7", "--quiet", target="claude-test")
+        assert code == 0
+        assert [p.split("?")[0] for p in server.paths][:1] == ["/v1/models"]   # the check before the run
+    assert len(server.requests) == 2 and all("seed" not in body for body in server.requests)
+    assert all(r["severity"] != "ERROR" for r in results(tmp_path / "out", slug="claude-test"))
