@@ -214,7 +214,8 @@ def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
         journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
         with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
-            watched = FailFast(progress, config.stop_after)
+            # a batch's results come back together, already paid for: nothing is saved by stopping early
+            watched = FailFast(progress, 0 if config.batch_api else config.stop_after)
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles))
         panel = None
         if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts

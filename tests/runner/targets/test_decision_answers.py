@@ -51,6 +51,8 @@ def test_a_batched_answer_is_checked_and_its_token_share_is_unknown_for_bad_tota
 @pytest.mark.parametrize("batch", ["1", "64"])  # one question per request, and batched
 def test_a_decision_run_records_an_out_of_range_confidence_as_that_scenarios_error(tmp_path, batch):
     def reply(method, path, headers, body):
+        if method != "POST":  # the check before the run: any HTTP answer will do
+            return 405, {"error": "POST only"}
         answers = {qid: {**GOOD, "confidence": 7.5} for qid in body["questions"]}
         return 200, {"model": "m", "answers": answers, "usage": {"input_tokens": "NaN", "output_tokens": 1}}
 
