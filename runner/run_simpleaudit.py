@@ -3,7 +3,7 @@
     python runner/run_simpleaudit.py --smoke --target gpt-4o-mini
     python runner/run_simpleaudit.py --per-question 1 --target qwen3:8b --base-url http://localhost:11434/v1 --api-key local
     python runner/run_simpleaudit.py --smoke --decision ollama --target clef --base-url http://localhost:11434
-    python runner/run_simpleaudit.py --smoke --pack packs/jacite.json      # any local pack; no --target: embedded model
+    python runner/run_simpleaudit.py --smoke --pack jacite.json             # any local pack; no --target: embedded model
 
 Without ``--pack`` it uses the pack of the card the registry names (``CARD_RUNNER``, with the
 card's repository and file names in its entry): a local copy when there is one (the card's
