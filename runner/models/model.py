@@ -9,7 +9,8 @@ body's cache address (:meth:`ModelAPI.cache_key`) and makes one attempt
     endpoint = pool.next(request.route)       → one provider, or the request's replica (endpoints.py)
     key = api.cache_key(body, request)        → cache hit: the stored reply (cached=True)
     await api.before_call()                   → e.g. a deferred reachability check
-    reply = call_with_retries(api.call(body, request))   → error text blanked of secrets
+    reply = call_with_retries(api.call(body, request))   → error text blanked of secrets; the request's
+                                                           own time limit, if it has one, per attempt
       still failing at the endpoint (5xx, transport, time-out; never a 4xx), several endpoints:
       the endpoint is taken out and the request goes to the next one
     cache.put(key, reply.record()); counts += reply's tokens
@@ -17,6 +18,7 @@ body's cache address (:meth:`ModelAPI.cache_key`) and makes one attempt
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from auditpacks.core.redact import KEY_MARK, redact
@@ -114,7 +116,8 @@ class Model:
         if stored is not None:
             return Reply.from_record(stored, cached=True)
         await api.before_call()
-        reply = await call_with_retries(lambda: api.call(body, request), self.policy,
+        policy = replace(self.policy, timeout=request.timeout) if request.timeout else self.policy
+        reply = await call_with_retries(lambda: api.call(body, request), policy,
                                         scrub=secret_scrubber(api.secret))
         if self.cache is not None:
             self.cache.put(key, reply.record())

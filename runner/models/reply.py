@@ -27,7 +27,9 @@ class Request:
     (the key several endpoints place the request by: its document) and ``headers`` never enter the
     cache key; ``prompt_order`` (a non-stock message layout of a target turn) and ``repeat`` (the
     round, minus one) do. ``decision`` is the question a System One request asks (the scenario's public
-    decision block), which its provider builds the request from."""
+    decision block), which its provider builds the request from; ``body`` is a wire body built already (a
+    System One batch), sent as it is. ``timeout`` (not in the cache key) replaces the retry policy's time
+    limit per attempt (a batch may take as long as its questions' single requests together)."""
 
     messages: list[dict[str, Any]]
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -39,6 +41,8 @@ class Request:
     prompt_order: str | None = None
     repeat: int = 0
     decision: Mapping[str, Any] | None = None
+    body: Mapping[str, Any] | None = None
+    timeout: float | None = None
 
 
 @dataclass
@@ -55,6 +59,7 @@ class Reply:
     cached_input_tokens: int | None = None   # prompt tokens the provider read from its prompt cache (inside input)
     cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
     tool_calls: list[dict[str, Any]] | None = None   # [{"id", "name", "arguments"}] when the model asked for tools
+    batch: dict[str, Any] | None = None   # a System One batch reply as the endpoint sent it (model, answers, usage)
 
     def __post_init__(self) -> None:
         """Token counts checked where every reply is made: an invalid count (NaN, negative, huge) is unknown."""
@@ -68,14 +73,14 @@ class Reply:
     def record(self) -> dict[str, Any]:
         """The reply as the cache stores it (prompt-cache counts, a decision answer, tool calls only when set)."""
         record = {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
-        extra = {"decision": self.decision, "tool_calls": self.tool_calls or None}
+        extra = {"decision": self.decision, "tool_calls": self.tool_calls or None, "batch": self.batch}
         return {**record, **{k: v for k, v in extra.items() if v is not None}}
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":
         return cls(**{name: data.get(name) for name in FIELDS if name != "content"},
                    content=data.get("content") or "", decision=data.get("decision"), cached=cached,
-                   tool_calls=data.get("tool_calls") or None)
+                   tool_calls=data.get("tool_calls") or None, batch=data.get("batch"))
 
     def facts(self) -> dict[str, Any]:
         """What a grader may read besides the text: the finish reason (when known) and the reasoning."""

@@ -14,15 +14,17 @@ Question ids must be unique within a request: a question whose id is already in 
 simpleaudit as usual and :meth:`~BatchedDecisionTarget.send` hands it its own
 pre-fetched answer, so it is graded as its own scenario.
 
-What is not pre-fetched goes out as a single request (through the one model-call path): a group of one, a
-scenario whose own request breaks a limit (it then fails with that limit's error), an
-answer missing from a batch reply, and every question of a batch that failed. A batch
-rejected with HTTP 400, 413 or 422 is recorded with its reason; after a 400 or 422
-(the endpoint refuses several questions per call) batching stops for the rest of the
-run. A batch may take as long as its questions' single requests together. A batch
-answer is checked as a single reply is (``systemone_api.decision_reply``: a choice outside
-the options is that scenario's error), and the reply's usage is shared evenly among its questions, so
-token totals stay exact.
+Each batch is one ``Request`` carrying its body through the scenarios' ``Model`` (cache,
+retries, redaction, token counts), which ``systemone_api.SystemOneAPI`` posts as it is. What
+is not pre-fetched goes out as a single request: a group of one, a scenario whose own
+request breaks a limit (it then fails with that limit's error), an answer missing from a
+batch reply, and every question of a batch that failed. A batch rejected with HTTP 400,
+413 or 422 is recorded with its reason; after a 400 or 422 (the endpoint refuses several
+questions per call) batching stops for the rest of the run; a batch still failing at the
+endpoint after its retries (5xx, time-out) falls back too. A batch may take as long as its
+questions' single requests together. A batch answer is checked as a single reply is
+(``systemone_api.decision_reply``: a choice outside the options is that scenario's error),
+and the reply's usage is shared evenly among its questions, so token totals stay exact.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ from simpleaudit.decision import (
 )
 from simpleaudit.targets import TargetResponse
 
-from auditpacks.core import bounded_http
 from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.core.numbers import token_count
+from auditpacks.runner.models.reply import Request
+from auditpacks.runner.models.retry import CallFailed
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.decision import SingleDecisionTarget
@@ -155,17 +158,17 @@ class BatchedDecisionTarget(RunTarget):
     async def _fetch(self, batch: list[Question]) -> None:
         body, ids = self.request_body(batch)
         try:
-            status, data = await self._post(body, timeout=self.inner.timeout * len(batch))
+            reply = await self.single.model.generate(self.batch_request(body, len(batch)))
         except Exception as exc:  # noqa: BLE001 - any failure: ask the questions one at a time
-            return self._fall_back(batch, f"{type(exc).__name__}: {exc}")
-        if status >= 400:
+            status = exc.status if isinstance(exc, CallFailed) else None
             if status in STOP_BATCHING:
                 self.enabled = False
-            return self._fall_back(batch, f"HTTP {status}: {data}"[:300], status=status)
+            reason = str(exc) if isinstance(exc, CallFailed) else f"{type(exc).__name__}: {exc}"
+            return self._fall_back(batch, reason[:300], status=status)
         self.sizes[len(batch)] += 1
-        data = data if isinstance(data, dict) else {}
+        data = reply.batch or {}
         answers = data.get("answers") if isinstance(data.get("answers"), dict) else {}
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}
         missing = 0
         for index, (question, qid) in enumerate(zip(batch, ids)):
             try:
@@ -180,16 +183,9 @@ class BatchedDecisionTarget(RunTarget):
         if missing:
             self._fall_back(batch, f"the reply lacked {missing} of {len(batch)} answers", asked_alone=missing)
 
-    async def _post(self, body: dict[str, Any], *, timeout: float) -> tuple[int, Any]:
-        """POST a batch; its time limit is the single requests' limits added up."""
-        headers = {**self.inner.headers, "Content-Type": "application/json"}
-        client = self.inner._client
-        if client is not None:
-            resp = await client.post(self.inner.url, content=compact(body), headers=headers, timeout=timeout)
-        else:
-            async with bounded_http.async_client(self.inner.url, timeout=timeout, pooled=False) as own:
-                resp = await own.post(self.inner.url, content=compact(body), headers=headers)
-        return resp.status_code, (resp.text if resp.status_code >= 400 else resp.json())
+    def batch_request(self, body: dict[str, Any], questions: int) -> Request:
+        """The batch's request for the one model-call path; its time limit is its single requests' added up."""
+        return Request(messages=[], body=body, timeout=self.inner.timeout * questions)
 
     def _fall_back(self, batch: list[Question], reason: str, *, status: int | None = None,
                    asked_alone: int | None = None) -> None:

@@ -7,7 +7,10 @@ what simpleaudit sends; :class:`SystemOneAPI` posts it under the
 A request breaking a limit is refused before anything is sent (``ValueError``); an
 HTTP error carries its status, so the retry layer retries 408, 429 and 5xx and fails a
 rejected request (404, 422, ...) at once; a reply without the question's answer, or
-with a choice outside its options, is the scenario's error.
+with a choice outside its options, is the scenario's error. A batch of questions
+(``Request.body``, built by :mod:`runner.targets.batch_decisions`) is posted as it is, within
+the request's own time limit, and its reply (``Reply.batch``) is handed back unread: the
+batch target checks each answer as its own scenario's.
 """
 
 from __future__ import annotations
@@ -53,8 +56,11 @@ class SystemOneAPI(ModelAPI):
         self._client = spec._client
 
     def build(self, request: Request) -> bytes:
-        turn = request.messages[-1]
-        body = self.spec.build_request(request.decision, turn["content"], turn.get("documents"))
+        if request.body is not None:
+            body = dict(request.body)
+        else:
+            turn = request.messages[-1]
+            body = self.spec.build_request(request.decision, turn["content"], turn.get("documents"))
         payload = compact(body)
         problem = over_body_limit(payload, self.spec.max_body_bytes)
         if problem:
@@ -69,9 +75,12 @@ class SystemOneAPI(ModelAPI):
         if self._client is None:  # the bounded client: a byte cap and one total deadline per request
             self._client = bounded_http.async_client(self.spec.url, timeout=self.spec.timeout, pooled=False)
         headers = {**self.spec.headers, "Content-Type": "application/json", **request.headers}
-        response = await self._client.post(self.spec.url, content=body, headers=headers)
+        limit = {"timeout": request.timeout} if request.timeout else {}
+        response = await self._client.post(self.spec.url, content=body, headers=headers, **limit)
         if response.status_code >= 400:
             raise DecisionHTTPError(response.status_code, response.text)
+        if request.body is not None:
+            return batch_reply(response.json())
         return decision_reply(request.decision, response.json())
 
     async def aclose(self) -> None:
@@ -89,6 +98,14 @@ def check_answer(decision: Mapping[str, Any], answer: Any) -> None:
         check_response({"answers": {question.id: answer}}, DecisionRequest("", "", (question,)))
     except SystemOneError as exc:
         raise RuntimeError(f"decision endpoint sent an invalid answer: {exc}") from None
+
+
+def batch_reply(data: Any) -> Reply:
+    """A batch's reply: the endpoint's answer kept whole (``batch``), its usage as the reply's tokens."""
+    data = data if isinstance(data, dict) else {}
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return Reply(content="", input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"),
+                 batch=data)
 
 
 def decision_reply(decision: Mapping[str, Any], data: Any) -> Reply:

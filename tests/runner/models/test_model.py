@@ -119,3 +119,19 @@ def test_an_entry_written_under_the_old_key_still_answers(tmp_path):
         reply = asyncio.run(model.generate(Request(messages=messages, params={"temperature": 0.0})))
         assert server.chat_requests == 0
     assert (reply.content, reply.truncated, reply.cached) == ("stored", True, True)
+
+
+class Slow(Scripted):
+    """A provider whose every attempt takes 0.3 s."""
+
+    async def call(self, body: dict, request: Request) -> Reply:
+        await asyncio.sleep(0.3)
+        return Reply(content="late")
+
+
+def test_a_requests_own_time_limit_replaces_the_policys_per_attempt():
+    tight = RetryPolicy(max_retries=0, backoff=0.0, timeout=0.05)
+    turn = [{"role": "user", "content": "q"}]
+    assert asyncio.run(Model(Slow([]), policy=tight).generate(Request(messages=turn, timeout=5.0))).content == "late"
+    with pytest.raises(CallFailed, match="timed out"):
+        asyncio.run(Model(Slow([]), policy=tight).generate(Request(messages=turn)))

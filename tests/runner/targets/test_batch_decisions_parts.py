@@ -13,6 +13,7 @@ from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.batch_decisions import BatchedDecisionTarget, answer_response, compact, share
 from auditpacks.runner.targets.decision import SingleDecisionTarget
 from auditpacks.runner.targets.systemone_api import SystemOneAPI
+from tests.support.stub_http import StubHTTP
 
 
 def decision(qid: str = "answer") -> dict:
@@ -23,8 +24,9 @@ def scenario(name: str, state: str, qid: str = "answer") -> dict:
     return {"name": name, "decision": {**decision(qid), "state": {"case": state}}}
 
 
-def batched(batch_questions: int = 64, max_body_bytes: int | None = None) -> BatchedDecisionTarget:
-    inner = DecisionTarget("http://127.0.0.1:9/v1/systemone", "clef", max_body_bytes=max_body_bytes)
+def batched(batch_questions: int = 64, max_body_bytes: int | None = None,
+            url: str = "http://127.0.0.1:9/v1/systemone") -> BatchedDecisionTarget:
+    inner = DecisionTarget(url, "clef", max_body_bytes=max_body_bytes)
     single = SingleDecisionTarget(inner, Model(SystemOneAPI(inner), policy=RetryPolicy(max_retries=0)))
     return BatchedDecisionTarget(single, batch_questions=batch_questions)
 
@@ -70,26 +72,26 @@ def test_an_answer_is_checked_and_carries_its_share_of_the_usage():
 
 
 def test_prefetched_answers_are_handed_to_their_own_scenarios():
-    target = batched()
-    sent = []
-
-    async def post(body, *, timeout):
-        sent.append(body)
-        return 200, {"model": "clef", "usage": {"input_tokens": 4, "output_tokens": 2},
-                     "answers": {"answer": {"choice": "yes", "confidence": 0.9},
-                                 "answer~2": {"choice": "no", "confidence": 0.6}}}
-
-    target._post = post
-
-    async def go():
-        await target.prefetch([scenario("a", "A"), scenario("b", "A")], ["ka", "kb"])
-        async def ask(key):  # in its own task, so in its own scenario log
-            turns.begin(key=key)
-            return await target.send(user="q")
-        return {key: await asyncio.create_task(ask(key)) for key in ("kb", "ka")}
-
-    answers = asyncio.run(go())
+    reply = {"model": "clef", "usage": {"input_tokens": 4, "output_tokens": 2},
+             "answers": {"answer": {"choice": "yes", "confidence": 0.9}, "answer~2": {"choice": "no", "confidence": 0.6}}}
+    with StubHTTP(lambda method, path, headers, body: (200, reply)) as server:
+        target = batched(url=server.url + "/v1/systemone")
+        answers = asyncio.run(prefetch_and_ask(target))
+        sent = [body for _, _, _, body in server.requests]
     assert len(sent) == 1 and (answers["ka"].content, answers["kb"].content) == ("yes: Yes.", "no: No.")
     assert (answers["ka"].input_tokens, answers["kb"].input_tokens) == (2, 2)
     assert target.stats()["decision_batching"]["batch_sizes"] == {"2": 1}
     assert target.single_calls == 0
+
+
+async def prefetch_and_ask(target: BatchedDecisionTarget) -> dict:
+    """Two questions on one state pre-fetched, then each asked from its own scenario (keys ``ka``, ``kb``)."""
+    await target.prefetch([scenario("a", "A"), scenario("b", "A")], ["ka", "kb"])
+
+    async def ask(key):  # in its own task, so in its own scenario log
+        turns.begin(key=key)
+        return await target.send(user="q")
+    try:
+        return {key: await asyncio.create_task(ask(key)) for key in ("kb", "ka")}
+    finally:
+        await target.aclose()
