@@ -31,6 +31,13 @@ def test_tool_calls_are_cached_only_when_the_model_asked_for_tools():
     assert "tool_calls" not in Reply("a").record()  # a plain reply's cache entry keeps its five fields
 
 
+def test_a_decision_batch_reply_is_cached_whole_and_only_when_it_is_one():
+    data = {"model": "clef", "answers": {"a": {"choice": "yes"}, "a~2": {"choice": "no"}}, "usage": {"input_tokens": 5}}
+    reply = Reply("", input_tokens=5, batch=data)
+    assert reply.record()["batch"] == data and Reply.from_record(reply.record()) == reply
+    assert "batch" not in Reply("a").record()
+
+
 def test_a_reply_takes_only_valid_token_counts():
     import math
 
