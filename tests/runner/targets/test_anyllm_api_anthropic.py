@@ -50,3 +50,25 @@ def test_a_seeded_run_on_anthropic_checks_the_key_first_and_sends_no_seed(tmp_pa
         assert [p.split("?")[0] for p in server.paths][:1] == ["/v1/models"]   # the check before the run
     assert len(server.requests) == 2 and all("seed" not in body for body in server.requests)
     assert all(r["severity"] != "ERROR" for r in results(tmp_path / "out", slug="claude-test"))
+
+
+def test_a_live_anthropic_run_marks_the_document_block_and_reads_the_prompt_cache(tmp_path):
+    import auditpacks
+    from tests.support.fake_hosted import FakeHosted
+    from tests.support.hosted_pack import write_hosted_pack, write_prices
+
+    pack, table = write_hosted_pack(tmp_path / "long.json"), write_prices(tmp_path / "prices.yaml")
+    with FakeHosted() as server:
+        record = auditpacks.run(pack, target="claude-sonnet-4-0", provider="anthropic", base_url=server.url,
+                                api_key="sk-test", prices=table, out=tmp_path / "out", quiet=True)[1]
+    assert server.submitted == [] and len(server.chat_requests) == 9
+    for body in server.chat_requests:
+        document, question = body["messages"][0]["content"]   # documents first, then the question
+        assert document["cache_control"] == {"type": "ephemeral"} and "cache_control" not in question
+        assert document["text"].startswith("--- DOCUMENT 1 ---") and question["text"].startswith("Case ")
+        assert "seed" not in body
+    assert record.summary.completed == 9 and record.summary.errors == 0
+    incurred = record.cost["incurred"]
+    assert {k: incurred[k] for k in server.bill} == server.bill
+    # three documents, three questions each: each document written once and read by its two other questions
+    assert incurred["cache_write"] > 0 and incurred["cached_input"] == 2 * incurred["cache_write"]
