@@ -72,3 +72,30 @@ def test_a_live_anthropic_run_marks_the_document_block_and_reads_the_prompt_cach
     assert {k: incurred[k] for k in server.bill} == server.bill
     # three documents, three questions each: each document written once and read by its two other questions
     assert incurred["cache_write"] > 0 and incurred["cached_input"] == 2 * incurred["cache_write"]
+
+
+def test_a_second_question_on_the_same_document_reads_it_from_the_prompt_cache():
+    from auditpacks.runner.targets.messages import document_first_messages
+    from tests.support.fake_hosted import FakeHosted, tokens
+
+    document = "finding " * 2000   # 4000 tokens at 4 bytes a token, over the fake's 1024-token minimum
+    with FakeHosted() as server:
+        api = AnyLLMChatAPI("anthropic", model="claude-test", base_url=server.url, api_key="sk-ant-test", timeout=10.0)
+        model = Model(api, policy=RetryPolicy(max_retries=0, timeout=10.0))
+
+        async def ask(question):
+            return await model.generate(Request(messages=document_first_messages(
+                system=None, user=question, documents=[document], mark=api.cache_marks), params={"max_tokens": 8}))
+
+        async def go():
+            try:
+                return [await ask("Who won?"), await ask("Who lost?")]
+            finally:
+                await model.aclose()
+
+        first, second = asyncio.run(go())
+    prefix = 4 + tokens("--- DOCUMENT 1 ---\n" + document)   # one message, the marked block
+    assert (first.cache_write_tokens, first.cached_input_tokens) == (prefix, None)
+    assert (second.cache_write_tokens, second.cached_input_tokens) == (None, prefix)
+    assert second.input_tokens == prefix + tokens("Who lost?")   # the whole prompt, cache reads included
+    assert model.usage.to_dict() == server.bill
