@@ -4,7 +4,8 @@ Our OpenAI-compatible and native Ollama clients (and the embedded model) are "ou
 they send the prompt in the order ``--prompt-order`` names (``auto``: documents first
 when the selection has documents; see :mod:`runner.targets.messages`), pin llama.cpp
 slots when the endpoint is llama.cpp (the embedded model, ``--provider llamacpp``, or
-``--slot-pinning``) and take a response cache. Every provider, ours or any-llm's, goes
+``--slot-pinning``) and take a response cache. A provider that caches up to a marked block
+(Anthropic) also takes the prompt order, its document block marked for its prompt cache. Every provider, ours or any-llm's, goes
 through one :class:`~auditpacks.runner.models.model.Model`, so every call gets the
 retry layer, failover over several endpoints, redaction and token counts (and the cache
 where the run has one). The targets receive only their own settings, never the
@@ -37,13 +38,15 @@ def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> 
     if config.decision:
         return None
     order = config.prompt_order
+    ordered = owns(config) or providers.provider(config.provider).cache_marks
     if order == "auto":
-        return DOCUMENT_FIRST if owns(config) and any(s.get("documents") for s in scenarios) else STOCK
+        return DOCUMENT_FIRST if ordered and any(s.get("documents") for s in scenarios) else STOCK
     if order not in LAYOUTS:
         raise RunError(f"--prompt-order {order!r}: choose auto, {', '.join(LAYOUTS)}")
-    if order != STOCK and not owns(config):
+    if order != STOCK and not ordered:
         raise RunError(f"--prompt-order {order} needs one of our chat targets (OpenAI-compatible providers, "
-                       f"ollama or the embedded model); provider {config.provider!r} goes through simpleaudit")
+                       f"ollama, anthropic or the embedded model); provider {config.provider!r} goes through "
+                       "simpleaudit")
     return order
 
 

@@ -43,6 +43,9 @@ class ModelAPI(Hooks):
     facts: dict[str, Any] | None = None
     address: str | None = None
     model: str = ""
+    #: Whether the provider caches the prompt prefix only up to a block marked ``cache_control`` (the chat
+    #: target then marks the document block).
+    cache_marks = False
 
     def build(self, request: Request) -> Any:
         """The provider's request body for ``request`` (raise to refuse it, e.g. a prompt too long)."""

@@ -3,7 +3,10 @@
 The client is the one simpleaudit would create through any-llm (see
 :mod:`~auditpacks.runner.targets.simpleaudit_adapter`), with the SDK's own retries off
 where the provider table says the SDK takes ``max_retries`` and without the optional
-parameters the table says the provider refuses (Anthropic: ``seed``); the
+parameters the table says the provider refuses (Anthropic: ``seed``). Where the table says the
+provider caches up to a marked block (Anthropic), the chat target marks the document block with
+``cache_control``, which any-llm passes on; the reply's prompt-cache reads and writes come back
+inside any-llm's OpenAI-style usage and are read by :func:`~runner.models.usage.from_openai`. The
 :class:`~auditpacks.runner.models.model.Model` around it adds the cache and our retry layer.
 """
 
@@ -13,6 +16,7 @@ from typing import Any, Mapping
 
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.usage import from_openai
 from auditpacks.runner.targets import providers
 
 
@@ -23,6 +27,7 @@ class AnyLLMChatAPI(ModelAPI):
                  timeout: float | None = None) -> None:
         self.provider, self.model, self.base_url, self.timeout = provider, model, base_url, timeout
         self.secret = api_key
+        self.cache_marks = providers.provider(provider).cache_marks
         self._client = None
 
     @property
@@ -57,10 +62,12 @@ class AnyLLMChatAPI(ModelAPI):
     async def call(self, body: dict[str, Any], request: Request) -> Reply:
         response = await self.client.acompletion(**body)
         choice = response.choices[0]
-        usage = getattr(response, "usage", None)
-        return Reply(content=choice.message.content or "", input_tokens=getattr(usage, "prompt_tokens", None),
-                     output_tokens=getattr(usage, "completion_tokens", None),
-                     finish_reason=getattr(choice, "finish_reason", None))
+        raw = getattr(response, "usage", None)
+        usage = from_openai(raw)
+        return Reply(content=choice.message.content or "", input_tokens=usage.input if raw is not None else None,
+                     output_tokens=usage.output if raw is not None else None,
+                     finish_reason=getattr(choice, "finish_reason", None),
+                     cached_input_tokens=usage.cached_input or None, cache_write_tokens=usage.cache_write or None)
 
     async def aclose(self) -> None:
         self._client = None

@@ -6,7 +6,8 @@
 included, in one call), keeps reasoning (the provider's field, or ``<think>`` blocks in
 the content) apart from the answer, and returns a :class:`ChatResponse` whose ``reply``
 carries the reply's facts; the reply is also added to the scenario's log, which puts
-them on the transcript. The request names the scenario's lane, for slot pinning, and,
+them on the transcript. A provider that caches only up to a marked block (``cache_marks``:
+Anthropic) gets the document block marked with ``cache_control``. The request names the scenario's lane, for slot pinning, and,
 when the model has several endpoints, the document it is placed by (:func:`document_of`). A
 scenario that carries its own system message (``metadata.system_prompt``, as ICJ inputs do)
 sends it in the system role instead of the run's ``--system-prompt``, whatever the provider.
@@ -79,7 +80,8 @@ class ChatTarget(RunTarget):
         if log is not None and log.system:  # the scenario's own system message wins over the run's
             system = log.system
         request = Request(
-            messages=self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri),
+            messages=self.layout(system=system, user=user, history=history, documents=documents, file_uri=file_uri,
+                                 mark=self.model.api.cache_marks),
             params=dict(params or {}), response_format=response_format,
             headers=dict((context.trace_headers if context else None) or {}),
             lane=log.lane if log is not None else None, group=log.group if log is not None else None,

@@ -15,6 +15,10 @@ about one document shares a byte-identical prompt prefix (system prompt, chat te
 documents) and a prefix-caching server (llama.cpp, vLLM, Ollama) reads each document
 once. With images the turn is text parts and images: documents, images, question.
 A turn without documents or images is the same in both layouts.
+
+With ``mark`` (a provider that caches the prefix up to a marked block: Anthropic), the first
+turn's documents are a text part of their own carrying ``cache_control`` (``CACHE_MARK``); in
+the document-first layout that turn is then the parts documents, images, question.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from simpleaudit.context_marks import render_documents
 from simpleaudit.utils import image_content_block
 
 Message = dict[str, Any]
+CACHE_MARK = {"cache_control": {"type": "ephemeral"}}
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -37,39 +42,42 @@ def _uris(entry: Mapping[str, Any]) -> list[str]:
     return [uris] if isinstance(uris, str) else list(uris or [])
 
 
-def _expand(entry: Mapping[str, Any]) -> Message:
-    """One transcript entry as a provider message: text, then documents, then images."""
+def _expand(entry: Mapping[str, Any], mark: bool = False) -> Message:
+    """One transcript entry as a provider message: text, then documents (marked for the prompt cache with
+    ``mark``), then images."""
     documents, uris = entry.get("documents"), _uris(entry)
     if not documents and not uris:
         return {"role": entry["role"], "content": entry["content"]}
     parts: list[dict[str, Any]] = [_text(entry["content"])]
     if documents:
-        parts.append(_text(render_documents(documents)))
+        parts.append({**_text(render_documents(documents)), **(CACHE_MARK if mark else {})})
     parts.extend(image_content_block(uri) for uri in uris)
     return {"role": entry["role"], "content": parts}
 
 
-def _expand_document_first(entry: Mapping[str, Any]) -> Message:
-    """One transcript entry with its documents (and images) before its text."""
+def _expand_document_first(entry: Mapping[str, Any], mark: bool = False) -> Message:
+    """One transcript entry with its documents (marked for the prompt cache with ``mark``, then a part of
+    their own) and images before its text."""
     documents, uris = entry.get("documents"), _uris(entry)
     if not documents and not uris:
         return {"role": entry["role"], "content": entry["content"]}
     block = render_documents(documents).lstrip("\n") if documents else ""
-    if not uris:
+    if not uris and not (mark and block):
         return {"role": entry["role"], "content": f"{block}\n\n{entry['content']}"}
-    parts = ([_text(block)] if block else []) + [image_content_block(uri) for uri in uris]
+    parts = ([{**_text(block), **(CACHE_MARK if mark else {})}] if block else []) \
+        + [image_content_block(uri) for uri in uris]
     return {"role": entry["role"], "content": [*parts, _text(entry["content"])]}
 
 
-def _layout(expand: Callable[[Mapping[str, Any]], Message], *, system: str | None, user: str,
+def _layout(expand: Callable[..., Message], *, system: str | None, user: str,
             history: list[Mapping[str, Any]] | None = None, documents: list[Any] | None = None,
-            file_uri: str | list[str] | None = None) -> list[Message]:
-    """The messages of one target call: system prompt, then the transcript (or the user turn), expanded."""
+            file_uri: str | list[str] | None = None, mark: bool = False) -> list[Message]:
+    """The messages of one target call: system prompt, then the transcript (or the user turn), expanded; with
+    ``mark``, the first turn that carries documents has them marked for the provider's prompt cache."""
     messages: list[Message] = [{"role": "system", "content": system}] if system else []
-    if history:
-        messages.extend(expand(entry) for entry in history)
-    else:
-        messages.append(expand({"role": "user", "content": user, "documents": documents, "file_uri": file_uri}))
+    entries = history or [{"role": "user", "content": user, "documents": documents, "file_uri": file_uri}]
+    first = next((i for i, entry in enumerate(entries) if entry.get("documents")), None) if mark else None
+    messages.extend(expand(entry, i == first) for i, entry in enumerate(entries))
     return messages
 
 

@@ -8,7 +8,8 @@ takes ``max_retries``/``timeout`` (so the SDK's own retries can be switched off)
 whether the server compiles a whole JSON schema into a sampling grammar (``grammar``:
 llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold, and
 which optional OpenAI-style parameters its SDK refuses (``rejects``: never sent; Anthropic's
-Messages API has no ``seed``).
+Messages API has no ``seed``), and whether it caches a prompt's prefix only up to a block marked
+``cache_control`` (``cache_marks``: Anthropic; the chat target then marks the document block).
 A provider not in the table is an any-llm provider with none of these defaults.
 
 This module imports nothing else of the runner's, so the configuration and the targets can
@@ -38,6 +39,7 @@ class Provider:
     sdk_retries: bool = False   # the any-llm SDK client accepts max_retries and timeout
     grammar: bool = False       # JSON schemas are enforced by a grammar, maxLength and maxItems included
     rejects: tuple[str, ...] = ()  # optional request parameters the provider refuses (left out of its requests)
+    cache_marks: bool = False   # the prompt cache reads the prefix up to a block marked cache_control
 
 
 _ROWS = (
@@ -52,7 +54,7 @@ _ROWS = (
     Provider("ollama", OLLAMA, OLLAMA_DEFAULT, keyless=True, grammar=True),
     Provider("xai", ANYLLM, key_variable="XAI_API_KEY", sdk_retries=True),
     Provider("anthropic", ANYLLM, key_variable="ANTHROPIC_API_KEY", sdk_retries=True,
-             rejects=("seed", "n", "presence_penalty", "frequency_penalty", "user")),
+             rejects=("seed", "n", "presence_penalty", "frequency_penalty", "user"), cache_marks=True),
     Provider("mistral", ANYLLM, key_variable="MISTRAL_API_KEY"),
     Provider("gemini", ANYLLM, key_variable="GEMINI_API_KEY"),
 )

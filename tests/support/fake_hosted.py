@@ -1,9 +1,11 @@
-"""A fake hosted provider on 127.0.0.1: OpenAI chat with prompt caching, OpenAI Batch and Anthropic Message Batches.
+"""A fake hosted provider on 127.0.0.1: OpenAI chat and Anthropic messages with prompt caching, OpenAI Batch and
+Anthropic Message Batches.
 
     with FakeHosted() as server:
         server.base_url          # http://127.0.0.1:PORT/v1 (OpenAI SDK), server.url for the Anthropic SDK
         server.bill              # normalised tokens billed so far: input, cached_input, cache_write, output
         server.submitted         # batches created (OpenAI and Anthropic)
+        server.chat_requests     # the bodies of every live chat (/v1/chat/completions) and message (/v1/messages)
 
 Tokens are the text's UTF-8 bytes / 4 (rounded up) plus 4 per message. Prompt caching is
 simulated as the providers describe it: OpenAI reads the longest prefix (of the messages' text)
@@ -198,6 +200,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         parts = self.path.split("?")[0].strip("/").split("/")
+        if parts == ["v1", "models"]:   # Anthropic's model list (the check before a run)
+            return self._send(200, {"data": [{"type": "model", "id": "claude-test", "display_name": "Claude test",
+                                              "created_at": "2025-01-01T00:00:00Z"}], "has_more": False,
+                                    "first_id": "claude-test", "last_id": "claude-test"})
         if parts[:2] == ["v1", "batches"] and parts[2] in self.fake.batches:
             self.fake.advance(parts[2])
             return self._send(200, self.fake.batch_view(parts[2]))
@@ -218,6 +224,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
             self.fake.chat_requests.append(body)
             return self._send(200, self.fake.openai_chat(body))
+        if path == "/v1/messages":
+            body = json.loads(raw)
+            self.fake.chat_requests.append(body)
+            return self._send(200, self.fake.anthropic_message(body))
         if path == "/v1/files":
             content = _multipart_file(raw, self.headers.get("Content-Type", ""))
             file_id = f"file-{len(self.fake.files) + 1}"

@@ -190,9 +190,12 @@ def test_prompt_order_and_slot_pinning_resolve_per_target():
     assert resolve_slot_pinning(hosted) is False
     assert resolve_slot_pinning(RunConfig(pack=Path("p.json"), target="m", provider="llamacpp")) is True
     anthropic = RunConfig(pack=Path("p.json"), target="claude", provider="anthropic")
-    assert resolve_prompt_order(anthropic, with_docs) == "stock"  # simpleaudit's own path: its own layout
+    assert resolve_prompt_order(anthropic, with_docs) == "document-first"  # its cache reads the marked prefix
+    assert resolve_prompt_order(anthropic, without) == "stock"
+    mistral = RunConfig(pack=Path("p.json"), target="m", provider="mistral")
+    assert resolve_prompt_order(mistral, with_docs) == "stock"  # simpleaudit's own path: its own layout
     with pytest.raises(RunError, match="needs one of our chat targets"):
-        resolve_prompt_order(RunConfig(pack=Path("p.json"), target="c", provider="anthropic",
+        resolve_prompt_order(RunConfig(pack=Path("p.json"), target="c", provider="mistral",
                                        prompt_order="document-first"), with_docs)
     with pytest.raises(RunError, match="--slot-pinning needs"):
         resolve_slot_pinning(RunConfig(pack=Path("p.json"), target="q", provider="ollama", slot_pinning=True))
