@@ -6,7 +6,8 @@
   ~25,000 characters, 670 units, 67 questions, 14,843 tasks; ``--scale`` for a fraction), then
   ``auditpacks check``, ``run --limit 1`` and the full ``run`` as child processes against an
   instant local OpenAI-compatible server; peak RSS of each child from ``os.wait4``'s rusage.
-  Goals: full run < 1 GB, ``--limit 1`` < 300 MB.
+  Goals: full run < 1 GB, ``--limit 1`` < 300 MB; then the full run's own results files: each
+  < 100 MB (Studio's viewer) and ``AuditResults.load`` of each < 1 GB.
 * **results**: the results of a full-size run (``scale_pack.results``: each scenario's result as
   the runner stores it, the judgment in its transcript) written by the run's own writer in a child
   process, then ``AuditResults.load`` of each results file in a child of its own; every file's
@@ -95,7 +96,11 @@ def bench_memory(tmp: Path, scale: float) -> None:
                   + (f"  goal < {goal} MB: {'yes' if peak < goal else 'NO'}" if goal else ""), flush=True)
     record = json.loads((tmp / "all" / "m.run.json").read_text())["summary"]
     print(f"  full run: {record['completed']} completed, {record['errors']} errors of {tasks}; "
-          f"{tasks / rows[-1][2]:.0f} scenarios/s")
+          f"{tasks / rows[-1][2]:.0f} scenarios/s; its results files:")
+    from auditpacks.core.results_layout import layout
+
+    found = layout(tmp / "all" / "m.json")
+    results_files(tmp, [*found.parts, *([found.documents] if found.documents else [])])
 
 
 WRITE = ("import sys\nsys.path.insert(0, 'scripts')\nimport scale_pack\nfrom pathlib import Path\n"
@@ -118,6 +123,11 @@ def bench_results(tmp: Path, scale: float) -> None:
     files = sorted(out.parent.iterdir(), key=lambda f: (f.suffix != ".json", len(f.name), f.name))
     print(f"results: {sizes_line(scale)}; one file would hold {plain / 1e6:,.0f} MB of results; written as "
           f"{len(files)} files in {seconds:.0f} s, writer peak RSS {peak:.0f} MB", flush=True)
+    results_files(tmp, files)
+
+
+def results_files(tmp: Path, files: list[Path]) -> None:
+    """Each file's size and, for a results part, ``AuditResults.load``'s peak RSS; the goals met or not."""
     worst = 0.0
     for f in files:
         line = f"  {f.name:<20} {f.stat().st_size / 1e6:7.1f} MB"
