@@ -18,14 +18,11 @@
 * **endpoints**: 2 embedded model servers (2 slots each) with document-affine assignment, the
   same 2 with random assignment, and 1 server, each freshly started; prompt tokens the
   servers evaluated (llama.cpp ``timings.prompt_n``) and wall time, same pack and workers.
-* **p1**: one judgment with 75 questions (the card's density: 14,843 tasks / 198 judgments),
-  stock against document-first prompts. By default *counted*, at the card's size (a judgment of
-  25,000 characters): each prompt rendered by the runner's own layouts, put through the
-  embedded server's ``/apply-template`` and ``/tokenize``, less its longest common token prefix
-  with the prompt before it (what a one-slot llama.cpp prefix cache evaluates; measured equal
-  for document-first in ``bench_prefix.py``). ``--p1-measure`` runs both orders on a fresh
-  embedded model each instead (``--p1-chars`` long; slow on a small CPU).
-  Goal: ≥ 10× fewer prompt tokens evaluated.
+* **p1**: one judgment of 25,000 characters with 75 questions (the card's density), stock against
+  document-first prompts, *counted*: each prompt from the runner's layouts through the embedded
+  server's ``/apply-template`` and ``/tokenize``, less its common token prefix with the one before
+  (what a one-slot prefix cache evaluates); ``--p1-measure`` runs both orders on the model instead
+  (``--p1-chars`` long). Goal: ≥ 10× fewer prompt tokens evaluated.
 
 A benchmark, not a test: timings depend on the machine and its load.
 """
@@ -99,8 +96,7 @@ def bench_memory(tmp: Path, scale: float) -> None:
           f"{tasks / rows[-1][2]:.0f} scenarios/s; its results files:")
     from auditpacks.core.results_layout import layout
 
-    found = layout(tmp / "all" / "m.json")
-    results_files(tmp, [*found.parts, *([found.documents] if found.documents else [])])
+    results_files(tmp, [*(found := layout(tmp / "all" / "m.json")).parts, *filter(None, [found.documents])])
 
 
 WRITE = ("import sys\nsys.path.insert(0, 'scripts')\nimport scale_pack\nfrom pathlib import Path\n"
@@ -118,8 +114,7 @@ def bench_results(tmp: Path, scale: float) -> None:
     plain = sum(len(entry_bytes(r)) for r in scale_pack.results(scale))
     out = tmp / "results" / "m.json"
     code, seconds, peak = child([sys.executable, "-c", WRITE, str(out), str(scale)], tmp / "log.txt")
-    if code:
-        print((tmp / "log.txt").read_text()[-2000:])
+    print((tmp / "log.txt").read_text()[-2000:] if code else "", end="")
     files = sorted(out.parent.iterdir(), key=lambda f: (f.suffix != ".json", len(f.name), f.name))
     print(f"results: {sizes_line(scale)}; one file would hold {plain / 1e6:,.0f} MB of results; written as "
           f"{len(files)} files in {seconds:.0f} s, writer peak RSS {peak:.0f} MB", flush=True)
@@ -130,12 +125,11 @@ def results_files(tmp: Path, files: list[Path]) -> None:
     """Each file's size and, for a results part, ``AuditResults.load``'s peak RSS; the goals met or not."""
     worst = 0.0
     for f in files:
-        line = f"  {f.name:<20} {f.stat().st_size / 1e6:7.1f} MB"
-        if f.suffix == ".json":
-            code, seconds, rss = child([sys.executable, "-c", LOAD, str(f)], tmp / "log.txt")
-            worst = max(worst, rss)
-            line += f"  AuditResults.load exit {code}, {seconds:5.1f} s, peak RSS {rss:5.0f} MB"
-        print(line, flush=True)
+        code, seconds, rss = child([sys.executable, "-c", LOAD, str(f)], tmp / "log.txt") if f.suffix == ".json" \
+            else (None, 0.0, 0.0)
+        worst = max(worst, rss)
+        print(f"  {f.name:<20} {f.stat().st_size / 1e6:7.1f} MB" + ("" if code is None else
+              f"  AuditResults.load exit {code}, {seconds:5.1f} s, peak RSS {rss:5.0f} MB"), flush=True)
     largest = max(f.stat().st_size for f in files) / 1e6
     print(f"  largest file {largest:.1f} MB (goal < 100: {'yes' if largest < 100 else 'NO'}); "
           f"largest load peak RSS {worst:.0f} MB (goal < 1000: {'yes' if worst < 1000 else 'NO'})")
@@ -291,16 +285,13 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="bench_scale.") as name:
         tmp = Path(name)
-        if "startup" in only:
-            bench_startup(tmp)
-        if "memory" in only:
-            bench_memory(tmp, args.scale)
-        if "results" in only:
-            bench_results(tmp, args.scale)
-        if "endpoints" in only:
-            bench_endpoints(tmp, args.documents, args.questions, args.chars)
-        if "p1" in only:
-            (bench_p1 if args.p1_measure else bench_p1_counted)(tmp, args.p1_questions, args.p1_chars)
+        sections = {"startup": lambda: bench_startup(tmp), "memory": lambda: bench_memory(tmp, args.scale),
+                    "results": lambda: bench_results(tmp, args.scale),
+                    "endpoints": lambda: bench_endpoints(tmp, args.documents, args.questions, args.chars),
+                    "p1": lambda: (bench_p1 if args.p1_measure else bench_p1_counted)(tmp, args.p1_questions,
+                                                                                       args.p1_chars)}
+        for name in (n for n in sections if n in only):
+            sections[name]()
     return 0
 
 
