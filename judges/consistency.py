@@ -2,8 +2,8 @@
 measure of judge error on every checklist run.
 
 A benchmark names the checklist expectations a code grader also decides (its calibration
-module's ``CODE_CHECKS``, e.g. Iustitia's expectation 1, "chooses the reference answer",
-is what ``choice_match`` grades). For each graded scenario the judge's status of that
+module's ``CODE_CHECKS``: e.g. an expectation "chooses the reference answer" is what
+``choice_match`` grades). For each graded scenario the judge's status of that
 expectation (met or violated; not applicable is left out) is set against the code grader's
 verdict on the same transcript (pass or not; ungraded is left out).
 """

@@ -18,11 +18,11 @@ RUN_DESCRIPTION = """Run a pack on a model and grade the replies; without --targ
 Each run gets its own folder under results/<pack>/ (results/<pack>/latest: the newest one);
 a rerun with the same settings resumes it, other settings start a new run."""
 RUN_EXAMPLES = """examples:
-  auditpacks run --pack jacite.json --smoke                         # the embedded model, the smoke set
-  auditpacks run --pack jacite.json --target qwen3:8b --base-url http://localhost:11434 --limit 50
-  auditpacks run --pack jacite.json --target gpt-4o-mini --provider openai   # key from $OPENAI_API_KEY
-  auditpacks run --pack jacite.json --limit 2 --judge checklist --judge-model embedded
-  auditpacks run --pack iustitia.json --decision-url http://127.0.0.1:11435/v1/systemone --target smollm2
+  auditpacks run --pack PACK.json --smoke                         # the embedded model, the smoke set
+  auditpacks run --pack PACK.json --target qwen3:8b --base-url http://localhost:11434 --limit 50
+  auditpacks run --pack PACK.json --target gpt-4o-mini --provider openai   # key from $OPENAI_API_KEY
+  auditpacks run --pack PACK.json --limit 2 --judge checklist --judge-model embedded
+  auditpacks run --pack PACK.json --decision-url http://127.0.0.1:11435/v1/systemone --target smollm2
   auditpacks run --pack big.json --shard 2/4 --out runs/shard-2   # then: auditpacks merge runs/shard-* --out runs/all
 
 more: docs/runner.md (flags), docs/results.md (what a run writes)"""

@@ -40,12 +40,12 @@ def run_command(args) -> int:
     if args.dry_run:
         return quote_command(args)
     config = config_from_args(args)
-    pack = refuse_early(config)  # before the model libraries are imported: a refusal is quick
+    admitted = refuse_early(config)  # before the model libraries are imported: a refusal is quick
     from auditpacks.runner.execution.layout import located
     from auditpacks.runner.execution.run import run
 
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
-        record = run(config, pack)
+        record = run(config, admitted)
     folder = located(config, record)
     print(f"run files in {folder}", file=sys.stderr)
     code = report_run(record, args.json)

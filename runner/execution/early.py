@@ -1,15 +1,14 @@
 """What a run can refuse before any model library (simpleaudit, any-llm, openai, anthropic) is imported.
 
-:func:`refuse_early` opens and checks the pack, validates the selection, shard, judge and
-counts, and finds a missing key, each in one line; ``auditpacks run`` calls it first, so a
-refusal costs a fraction of a second. :func:`owns` and :func:`api_key` live here for the same
-reason: the key is known before a client is built.
+:func:`refuse_early` opens and checks the pack, makes the selection (once: the run takes it),
+validates shard, judge and counts, and finds a missing key, each in one line; ``auditpacks run``
+calls it first, so a refusal costs a fraction of a second. :func:`owns` and :func:`api_key` live
+here for the same reason: the key is known before a client is built.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+from dataclasses import dataclass
 
 from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import shard
@@ -37,8 +36,16 @@ def api_key(config: RunConfig) -> str | None:
     raise RunError(f"provider {config.provider!r} needs a key: --api-key or ${config.key_variable() or 'its key'}")
 
 
-def refuse_early(config: RunConfig) -> StreamedPack:
-    """The pack, opened and admitted, once every check that needs no model library has passed."""
+@dataclass(frozen=True)
+class Admitted:
+    """A run's pack, opened and admitted, and its selection (made once, here)."""
+
+    pack: StreamedPack
+    scenarios: list
+
+
+def refuse_early(config: RunConfig) -> Admitted:
+    """The pack and its selection, once every check that needs no model library has passed."""
     for flag, value in (("--limit", config.limit), ("--repeats", config.repeats),
                         ("--batch-questions", config.batch_questions), ("--per-question", config.per_question)):
         if value is not None and value < 1:
@@ -51,8 +58,7 @@ def refuse_early(config: RunConfig) -> StreamedPack:
         api_key(config)
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
-    with contextlib.redirect_stderr(io.StringIO()):  # a shortfall refuses here; its note is printed by the run
-        chosen = select.select(pack, smoke=config.smoke, per_question_n=config.per_question, limit=config.limit,
-                               seed=config.seed, allow_fewer=config.allow_fewer)
+    chosen = select.select(pack, smoke=config.smoke, per_question_n=config.per_question, limit=config.limit,
+                           seed=config.seed, allow_fewer=config.allow_fewer)
     judge_name(config, pack.manifest, chosen)
-    return pack
+    return Admitted(pack, chosen)

@@ -25,10 +25,9 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.core.run_files import journal_name, record_name, progress_name
 from auditpacks.runner.execution import decision_probe
-from auditpacks.runner.execution import selection as select
 from auditpacks.runner.execution import readiness, shard
 from auditpacks.runner.execution.reconcile import cost_record
-from auditpacks.runner.execution.early import refuse_early
+from auditpacks.runner.execution.early import Admitted, refuse_early
 from auditpacks.runner.execution.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
 from auditpacks.runner.execution.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execution.execute import Outcome
@@ -43,7 +42,6 @@ from auditpacks.runner.execution import preflight
 from auditpacks.runner.execution.preflight import check_reachable
 from auditpacks.runner.execution.progress import ProgressPrinter
 from auditpacks.runner.execution.rounds import run_rounds, save_rounds
-from auditpacks.runner.execution.scenario_source import StreamedPack
 from auditpacks.runner.execution.summary import performance_record, run_record
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.targets.contract import RunTarget
@@ -160,12 +158,11 @@ async def execute(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]
             await roles.aclose()
 
 
-def run(config: RunConfig, pack: StreamedPack | None = None) -> RunRecord:
-    """Run the pack and return the run record (also written to the run file). ``pack``: opened and
-    admitted already by :func:`~auditpacks.runner.execution.early.refuse_early`."""
-    pack = pack if pack is not None else refuse_early(config)
-    scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
+def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
+    """Run the pack and return the run record (also written to the run file). ``admitted``: the pack and
+    its selection from :func:`~auditpacks.runner.execution.early.refuse_early`, when the caller has them."""
+    admitted = admitted if admitted is not None else refuse_early(config)
+    pack, scenarios = admitted.pack, admitted.scenarios
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
     config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
                                  slot_pinning=resolve_slot_pinning(config))

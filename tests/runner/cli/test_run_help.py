@@ -26,7 +26,7 @@ def test_every_run_flag_has_help_and_the_help_has_examples(monkeypatch):
     text = parser.format_help()
     assert text.splitlines()[0] == "usage: auditpacks run --pack PACK.json [--target MODEL [--provider P | " \
         "--base-url URL]] [options]"
-    assert "examples:\n  auditpacks run --pack jacite.json --smoke" in text
+    assert "examples:\n  auditpacks run --pack PACK.json --smoke" in text
     assert len(text.splitlines()) < 169 and not MARKUP.search(text)
 
 
