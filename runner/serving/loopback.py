@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -43,3 +44,13 @@ class LoopbackServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: Any) -> None:
+    """Answer ``handler``'s request with ``status`` and ``body`` as JSON (bytes are sent as they are)."""
+    data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)

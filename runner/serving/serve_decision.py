@@ -15,7 +15,6 @@ requests run side by side, up to ``parallel`` of them asking the upstream at onc
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import socket
 import sys
@@ -36,7 +35,7 @@ from auditpacks.runner.serving.decision_upstream import (  # noqa: F401 (the ser
     read_completion,
     render_state,
 )
-from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer, send_json
 from auditpacks.runner.serving.systemone import SystemOneError, decision_response, parse_request, question_count
 
 DECISION_PATHS = ("/v1/systemone", "/v1/decisions")
@@ -111,12 +110,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, status: int, body: dict) -> None:
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_json(self, status, body)
 
     def do_GET(self) -> None:
         found = self.path.split("?")[0] == "/health"

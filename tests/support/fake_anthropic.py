@@ -13,17 +13,12 @@ import json
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer, send_json
 
 
 class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, body)
 
     def _authorised(self) -> bool:
         if self.headers.get("x-api-key") == self.server.key:

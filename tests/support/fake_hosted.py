@@ -26,7 +26,7 @@ import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer, send_json
 from tests.support.fake_openai import default_answer
 
 MESSAGE_TOKENS = 4
@@ -191,12 +191,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.fake
 
     def _send(self, status: int, payload: Any, *, raw: str | None = None) -> None:
-        data = (raw if raw is not None else json.dumps(payload)).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, raw.encode() if raw is not None else payload)
 
     def do_GET(self) -> None:
         parts = self.path.split("?")[0].strip("/").split("/")

@@ -12,7 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
-from auditpacks.runner.serving.loopback import LoopbackServer
+from auditpacks.runner.serving.loopback import LoopbackServer, send_json
 
 Reply = Callable[[str, str, dict[str, str], Any], tuple[int, Any]]
 
@@ -56,12 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw
         status, payload = self.server.stub.answer(method, self.path, dict(self.headers), body)
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, payload)
 
     def do_GET(self) -> None:
         self._serve("GET")

@@ -37,3 +37,27 @@ def test_after_stop_the_port_is_closed_and_url_is_refused():
         server.url
     with pytest.raises(OSError):
         urllib.request.urlopen(url, timeout=2)
+
+
+def test_send_json_answers_json_with_its_length_and_bytes_as_they_are():
+    import http.client
+    from http.server import BaseHTTPRequestHandler
+
+    from auditpacks.runner.serving.loopback import LoopbackServer, send_json
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            send_json(self, 418, b"raw" if self.path == "/raw" else {"name": "Ä"})
+
+    with LoopbackServer(Handler) as server:
+        host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+        for path, body in (("/", '{"name": "Ä"}'.encode("utf-8")), ("/raw", b"raw")):
+            conn = http.client.HTTPConnection(host, int(port), timeout=5)
+            conn.request("GET", path)
+            reply = conn.getresponse()
+            assert (reply.status, reply.getheader("Content-Type"), reply.read()) == (418, "application/json", body)
+            assert reply.getheader("Content-Length") == str(len(body))
+            conn.close()
