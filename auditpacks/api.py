@@ -59,9 +59,9 @@ def run(pack: str | Path, **options: Any):
     """Run ``pack`` (no ``target``: the embedded model) and return ``(AuditResults, RunRecord)`` (round 1's
     results; the record lists every round's file)."""
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
-    from auditpacks.runner.execution.results_reader import load_audit_results
-    from auditpacks.runner.execution.run import results_path
-    from auditpacks.runner.execution.run import run as run_pack
+    from auditpacks.runner.store.results_reader import load_audit_results
+    from auditpacks.runner.run.run import results_path
+    from auditpacks.runner.run.run import run as run_pack
 
     config = config_from_args(_namespace(add_run_arguments, ["--pack", str(pack)], options, "run"))
     record = run_pack(config)

@@ -98,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(exc)
     from auditpacks.runner.cli.main import USER_ERRORS
     from auditpacks.runner.cli.run_command import print_viewer, report_run
-    from auditpacks.runner.execution.layout import located
-    from auditpacks.runner.execution.run import results_path, run
+    from auditpacks.runner.store.layout import located
+    from auditpacks.runner.run.run import results_path, run
 
     try:
         config = config_from_args(args)
@@ -121,7 +121,7 @@ def card_results(record, source: Path, folder: Path = CARD_RESULTS) -> Path:
     import os
     import shutil
 
-    from auditpacks.runner.execution.config import model_slug
+    from auditpacks.runner.settings.config import model_slug
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{model_slug(record.model)}.json"

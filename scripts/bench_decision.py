@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from auditpacks.packs.pack import PackWriter, load_pack
 from auditpacks.packs.scenario import make_scenario  # noqa: E402
-from auditpacks.runner.execution.config import RunConfig  # noqa: E402
+from auditpacks.runner.settings.config import RunConfig  # noqa: E402
 from auditpacks.runner.serving.embedded import EmbeddedModel  # noqa: E402
-from auditpacks.runner.execution.run import run  # noqa: E402
-from auditpacks.runner.serving.serve_decision import DecisionServer  # noqa: E402
+from auditpacks.runner.run.run import run  # noqa: E402
+from auditpacks.runner.systemone.serve_decision import DecisionServer  # noqa: E402
 from scripts.bench_prefix import article_text, count_tokens  # noqa: E402
 
 WORDS = ("権利", "債務", "契約", "請求", "取得", "効力", "第三者", "期間", "相手方", "登記", "損害", "目的")

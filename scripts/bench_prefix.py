@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 from auditpacks.packs.pack import PackWriter, load_pack
 from auditpacks.packs.scenario import make_scenario  # noqa: E402
-from auditpacks.runner.execution.config import RunConfig  # noqa: E402
+from auditpacks.runner.settings.config import RunConfig  # noqa: E402
 from auditpacks.runner.serving.embedded import EmbeddedModel  # noqa: E402
-from auditpacks.runner.execution.run import run  # noqa: E402
-from auditpacks.runner.targets.messages import LAYOUTS  # noqa: E402
+from auditpacks.runner.run.run import run  # noqa: E402
+from auditpacks.runner.models.providers.messages import LAYOUTS  # noqa: E402
 
 OPTIONS = 4
 

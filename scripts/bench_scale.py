@@ -100,7 +100,7 @@ def bench_memory(tmp: Path, scale: float) -> None:
 
 
 WRITE = ("import sys\nsys.path.insert(0, 'scripts')\nimport scale_pack\nfrom pathlib import Path\n"
-         "from auditpacks.runner.execution.results_file import slim_result, write_results\n"
+         "from auditpacks.runner.store.results_file import slim_result, write_results\n"
          "scale = float(sys.argv[2])\nslim = [slim_result(r) for r in scale_pack.results(scale)]\n"
          "write_results(Path(sys.argv[1]), slim, scale_pack.results(scale))\n")
 LOAD = "import sys\nfrom simpleaudit import AuditResults\nAuditResults.load(sys.argv[1])\n"
@@ -109,7 +109,7 @@ LOAD = "import sys\nfrom simpleaudit import AuditResults\nAuditResults.load(sys.
 def bench_results(tmp: Path, scale: float) -> None:
     """A full-size run's results through the run's own writer: every file's size and ``AuditResults.load``'s
     peak RSS on each results file (goals: < 100 MB, Studio's limit, and < 1 GB)."""
-    from auditpacks.runner.execution.results_split import entry_bytes
+    from auditpacks.runner.store.results_split import entry_bytes
 
     plain = sum(len(entry_bytes(r)) for r in scale_pack.results(scale))
     out = tmp / "results" / "m.json"
@@ -229,7 +229,7 @@ def counted_tokens(root: str, scenarios: list[dict], order: str) -> int:
     """Prompt tokens a one-slot prefix cache evaluates for ``scenarios`` in ``order``'s layout, in pack order."""
     from bench_prefix import post
 
-    from auditpacks.runner.targets.messages import LAYOUTS
+    from auditpacks.runner.models.providers.messages import LAYOUTS
 
     total, previous = 0, []
     for s in scenarios:

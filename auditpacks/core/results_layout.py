@@ -2,7 +2,7 @@
 
 SimpleAudit Studio lists results files up to 100 MB, and ``AuditResults.load`` parses a
 file whole. A run whose results file would pass :data:`LIMIT_BYTES` is written split
-(:mod:`auditpacks.runner.execution.results_file`), still in simpleaudit's format:
+(:mod:`auditpacks.runner.store.results_file`), still in simpleaudit's format:
 
 * each scenario's documents (the same judgment for every question about it) are stored
   once, in ``<name>.documents.jsonl`` (one line ``{"key", "documents"}`` per distinct list);

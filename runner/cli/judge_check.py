@@ -23,12 +23,12 @@ from auditpacks.judges import qualification_store as store
 from auditpacks.judges.judge_items import with_probes
 from auditpacks.judges.qualification import assess
 from auditpacks.core.arg_types import integer, number, text
-from auditpacks.runner.execution import selection as select
+from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.execution.config import RunConfig, RunError
-from auditpacks.runner.execution.judge_calibration import REPLAY, calibration_items, grade
-from auditpacks.runner.execution.judge_checks import benchmark_of
-from auditpacks.runner.execution.scenario_source import open_pack
+from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.trust.judge_calibration import REPLAY, calibration_items, grade
+from auditpacks.runner.trust.judge_checks import benchmark_of
+from auditpacks.runner.scenarios.scenario_source import open_pack
 
 EXIT_NOT_QUALIFIED = 4
 
@@ -65,7 +65,7 @@ def config_from(args: argparse.Namespace) -> RunConfig:
 
 
 def main(args: argparse.Namespace) -> int:
-    from auditpacks.runner.execution.run import embedded_identity, endpoint
+    from auditpacks.runner.run.run import embedded_identity, endpoint
 
     config = config_from(args)
     pack = open_pack(args.pack)

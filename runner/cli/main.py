@@ -134,7 +134,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve-decision", help="serve a local decision model (System One) on 127.0.0.1")
     if command == "serve-decision":  # its HTTP modules are imported only when it is used
-        from auditpacks.runner.serving import serve_decision
+        from auditpacks.runner.systemone import serve_decision
 
         serve_decision.add_arguments(serve)
         serve.set_defaults(handler=serve_decision.main)
@@ -178,7 +178,7 @@ def _run(args) -> int:
 
 
 def _merge(args) -> int:
-    from auditpacks.runner.execution.merge import merge
+    from auditpacks.runner.run.merge import merge
 
     with contextlib.redirect_stdout(sys.stderr):
         record = merge(args.shards, args.out, pack=args.pack, model=args.model)

@@ -9,7 +9,7 @@ from pathlib import Path
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, MAX_TOKENS, TIMEOUT_S
 from auditpacks.core.registry import JUDGES, judge_flags
 from auditpacks.core.arg_types import integer, number, text
-from auditpacks.runner.execution.config import RunConfig
+from auditpacks.runner.settings.config import RunConfig
 
 
 #: ``auditpacks run --help``: what a run is, then examples after the flags.

@@ -14,7 +14,7 @@ from auditpacks.runner.cli.run_args import config_from_args
 
 def report_run(record, as_json: bool) -> int:
     """The run's summary on stdout (table or JSON); the exit code says whether every scenario was graded."""
-    from auditpacks.runner.execution.summary_view import print_summary, summary_json
+    from auditpacks.runner.display.summary_view import print_summary, summary_json
 
     if as_json:
         print(json.dumps(summary_json(record), indent=2, ensure_ascii=False))
@@ -35,14 +35,14 @@ def report_run(record, as_json: bool) -> int:
 
 def run_command(args) -> int:
     """``auditpacks run``: refusals first, then the run, its summary and where its files are."""
-    from auditpacks.runner.execution.early import refuse_early
+    from auditpacks.runner.readiness.early import refuse_early
 
     if args.dry_run:
         return quote_command(args)
     config = config_from_args(args)
     admitted = refuse_early(config)  # before the model libraries are imported: a refusal is quick
-    from auditpacks.runner.execution.layout import located
-    from auditpacks.runner.execution.run import run
+    from auditpacks.runner.store.layout import located
+    from auditpacks.runner.run.run import run
 
     with contextlib.redirect_stdout(sys.stderr):  # progress and library chatter; stdout is the summary's
         record = run(config, admitted)
@@ -62,8 +62,8 @@ def print_viewer(folder: Path) -> None:
 
 def quote_command(args) -> int:
     """``run --dry-run``: the quote on stdout (table or JSON); nothing is sent."""
-    from auditpacks.runner.execution.plan import quote
-    from auditpacks.runner.execution.plan_view import print_quote
+    from auditpacks.runner.hosted.plan import quote
+    from auditpacks.runner.hosted.plan_view import print_quote
 
     result = quote(config_from_args(args))
     if args.json:

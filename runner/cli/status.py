@@ -1,7 +1,7 @@
 """``auditpacks status DIR...``: done / total / errors / rate / ETA of each run folder (a shard each) and overall.
 
 Read from the journals while the runs go on, without taking their locks (see
-:mod:`runner.execution.watch`); one line per run and a total, or ``--json``.
+:mod:`runner.display.watch`); one line per run and a total, or ``--json``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from auditpacks.runner.execution.watch import Progress, folder_progress, overall
+from auditpacks.runner.display.watch import Progress, folder_progress, overall
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

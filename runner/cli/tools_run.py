@@ -48,11 +48,11 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
 
 def run(args, plugin) -> int:
     from auditpacks.packs.pack import load_pack
-    from auditpacks.runner.execution.config import model_stem
-    from auditpacks.runner.execution.tool_record import tool_run_record
-    from auditpacks.runner.execution.tool_run import run_with_tools
-    from auditpacks.runner.targets.embeddings import endpoint_encoder
-    from auditpacks.runner.targets.tool_loop import ToolLoop, endpoint_model
+    from auditpacks.runner.settings.config import model_stem
+    from auditpacks.runner.tools.tool_record import tool_run_record
+    from auditpacks.runner.tools.tool_run import run_with_tools
+    from auditpacks.runner.tools.embeddings import endpoint_encoder
+    from auditpacks.runner.tools.tool_loop import ToolLoop, endpoint_model
 
     if args.max_steps < 0:
         raise UserError(f"--max-steps {args.max_steps}: must be 0 or more")

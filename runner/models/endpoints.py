@@ -6,7 +6,7 @@ executor's document key of its group, else the sha256 of its ``documents``, else
 journal key) and goes to the live endpoint with the highest rendezvous score,
 ``blake2b(url, key)``: every question about a document reaches the same replica, whose
 prefix cache then holds that document, and the split needs no coordination between runs
-or shards. The pool is also the executor's placement (:mod:`runner.execution.schedule`):
+or shards. The pool is also the executor's placement (:mod:`runner.execute.schedule`):
 each replica runs its share of the workers. An endpoint whose call still fails after the
 retry layer (refused or dropped connections, 5xx, time-outs) is taken out for the rest of
 the run; its documents, and only its, move to their next-highest endpoint, and the failed

@@ -62,6 +62,10 @@ class ModelAPI(Hooks):
     async def before_call(self) -> None:
         """Runs before the first request the cache cannot answer (nothing by default)."""
 
+    def check(self, *, who: str | None = None, hint: str = "") -> None:
+        """One cheap request before the run: raise a one-line ``RunError`` (``who`` first, ``hint`` where to fix
+        it) when the endpoint cannot answer; nothing by default (a provider that is checked otherwise)."""
+
 
 def endpoint_down(failed: CallFailed) -> bool:
     """Whether a call that failed after its retries says the endpoint is down (transport, time-out, 5xx), not

@@ -20,7 +20,7 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
 from auditpacks.core.run_files import RECORD_SUFFIX, record_for
 from auditpacks.packs.pack import Pack, load_pack
-from auditpacks.runner.execution.engine import judge_module
+from auditpacks.runner.execute.engine import judge_module
 from auditpacks.runner.reporting.labels import labels
 
 

@@ -2,7 +2,7 @@
 and whether the cutoff guard withheld it, between the model calls that asked for them.
 
 Generic over benchmarks: any run with a condition in its run record has ``<stem>.traces.jsonl`` beside it
-(written by :mod:`auditpacks.runner.execution.tool_run`); a run without one shows no trace.
+(written by :mod:`auditpacks.runner.tools.tool_run`); a run without one shows no trace.
 """
 
 from __future__ import annotations

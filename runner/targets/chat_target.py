@@ -2,7 +2,7 @@
 
 :class:`ChatTarget` lays out the turn's messages (``stock``: simpleaudit's own;
 ``document-first``: the prompt-cache layout, also part of the cache key; see
-:mod:`runner.targets.messages`), asks its model (every provider, cache and retries
+:mod:`runner.models.providers.messages`), asks its model (every provider, cache and retries
 included, in one call), keeps reasoning (the provider's field, or ``<think>`` blocks in
 the content) apart from the answer, and returns a :class:`ChatResponse` whose ``reply``
 carries the reply's facts; the reply is also added to the scenario's log, which puts
@@ -27,9 +27,9 @@ from auditpacks.core.reasoning import split_reasoning
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.targets import turns
-from auditpacks.runner.targets.context_fit import PromptTooLong
+from auditpacks.runner.models.providers.context_fit import PromptTooLong
 from auditpacks.runner.targets.contract import RunTarget
-from auditpacks.runner.targets.messages import LAYOUTS, STOCK
+from auditpacks.runner.models.providers.messages import LAYOUTS, STOCK
 
 
 @dataclass

@@ -3,7 +3,7 @@
 simpleaudit calls its judge and auditor models through a client's
 ``acompletion(model=, messages=, stream=, response_format=, **params)``.
 :class:`RoleModel` is that client over a :class:`~auditpacks.runner.models.model.Model`
-(:func:`~auditpacks.runner.targets.chat_model`), so these calls get what target calls get:
+(:func:`~auditpacks.runner.models.providers.chat_model`), so these calls get what target calls get:
 the response cache, the one retry layer and a per-attempt timeout. On top it applies
 the role's own decoding settings (:class:`RoleSettings`: temperature 0 and an output
 cap unless asked otherwise), keeps structured output (``response_format`` with a JSON

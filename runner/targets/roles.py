@@ -4,7 +4,7 @@ Each role is a :class:`~auditpacks.runner.targets.model_client.RoleModel` over a
 :class:`~auditpacks.runner.models.model.Model` (OpenAI-compatible, native Ollama or
 any-llm), so its calls share the response cache and the retry layer with the
 target's. Without an auditor model of its own the auditor is the judge's model, with
-the auditor's settings (the run's setup builds both: :mod:`runner.execution.model_setup`).
+the auditor's settings (the run's setup builds both: :mod:`runner.readiness.model_setup`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from auditpacks.runner.targets import simpleaudit_adapter
+from auditpacks.runner.models import simpleaudit_adapter
 from auditpacks.runner.targets.model_client import RoleModel
 
 

@@ -13,7 +13,7 @@ import pytest
 from simpleaudit import AuditResults
 
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.serving.serve_decision import DecisionServer
+from auditpacks.runner.systemone.serve_decision import DecisionServer
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.model

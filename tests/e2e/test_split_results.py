@@ -26,7 +26,7 @@ def test_a_split_run_reads_as_the_one_file_everywhere(tmp_path, monkeypatch, cap
     pack = write_pack(tmp_path / "tiny.json", N, documents=True, per_document=4)
     with FakeOpenAI() as server:
         assert run_here(pack, tmp_path / "plain", server.base_url) == 0
-        monkeypatch.setattr("auditpacks.runner.execution.results_file.LIMIT_BYTES", LIMIT)
+        monkeypatch.setattr("auditpacks.runner.store.results_file.LIMIT_BYTES", LIMIT)
         capsys.readouterr()
         assert run_here(pack, tmp_path / "split", server.base_url) == 0
         err = capsys.readouterr().err

@@ -52,7 +52,8 @@ def test_imports_point_down(folder):
 
 
 #: The runner's subpackages, top to bottom: each may import those below it, never those above.
-RUNNER_ORDER = ("cli", "reporting", "execution", "targets", "models", "serving")
+RUNNER_ORDER = ("cli", "reporting", "run", "display", "trust", "hosted", "readiness", "tools", "execute", "scenarios",
+                "store", "systemone", "settings", "targets", "models", "serving")
 #: Arrows that point up today, each with the reason it is still there.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
@@ -103,3 +104,13 @@ def test_every_package_folder_is_shipped():
             rel = init.parent.relative_to(ROOT / top).parts
             found.add(".".join((name, *rel)))
     assert found == listed
+
+
+def test_no_runner_folder_shadows_a_standard_module():
+    """The cards' script runs as ``python runner/run_simpleaudit.py``, which puts ``runner/`` first on sys.path:
+    a folder there named like a standard module (``select``, ``tokenize``) would replace it for every import."""
+    import sys
+
+    clashes = sorted(p.name for p in (ROOT / "runner").iterdir() if p.name in sys.stdlib_module_names
+                     or p.stem in sys.stdlib_module_names and p.suffix == ".py")
+    assert not clashes, clashes

@@ -74,7 +74,7 @@ def test_a_locally_built_iustitia_pack_is_used_without_the_hub(tmp_path):
 
 
 def test_decision_openrouter_honours_base_url():
-    from auditpacks.runner.targets.decision import make_decision_target
+    from auditpacks.runner.systemone.decision import make_decision_target
 
     target = make_decision_target("openrouter", "typesafe/jev", base_url="http://127.0.0.1:9/api/v1", api_key="k")
     assert target.url == "http://127.0.0.1:9/api/v1/systemone"
@@ -100,8 +100,8 @@ def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch
 
     from auditpacks.core.run_files import LATEST_NAME, results_name
     from auditpacks.runner import run_simpleaudit
-    from auditpacks.runner.execution.config import model_stem
-    from auditpacks.runner.execution.layout import pack_folder
+    from auditpacks.runner.settings.config import model_stem
+    from auditpacks.runner.store.layout import pack_folder
     from tests.support.fake_openai import FakeOpenAI
     from tests.support.tiny_pack import write_pack
 

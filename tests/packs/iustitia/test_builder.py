@@ -175,7 +175,7 @@ def test_task_of_an_unknown_unit_is_rejected(tmp_path):
 
 
 def test_per_question_at_build_time_matches_the_runner_selection(tmp_path):
-    from auditpacks.runner.execution.selection import per_question
+    from auditpacks.runner.scenarios.selection import per_question
 
     full = build_pack(tmp_path, name="full.json")
     sampled = build_pack(tmp_path, "--per-question", "1", "--seed", "5", name="pq.json")

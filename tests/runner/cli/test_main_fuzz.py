@@ -181,7 +181,7 @@ JOURNAL = "\n".join([json.dumps({"fingerprint": "fp"}),
 @FUZZ
 @given(mutated_jsonl(JOURNAL + "\n") | mutated_text(JOURNAL + "\n"))
 def test_journals(text):
-    from auditpacks.runner.execution.journal import Journal, JournalError
+    from auditpacks.runner.store.journal import Journal, JournalError
 
     folder = scratch()
     path = folder / "m.journal.jsonl"
@@ -218,7 +218,7 @@ SYSTEM_ONE = {"model": "m", "state": {"documents": ["The court convicted."]},
 @FUZZ
 @given(mutated_json(SYSTEM_ONE) | JSON)
 def test_system_one_requests(body):
-    from auditpacks.runner.serving.systemone import DecisionRequest, SystemOneError, parse_request
+    from auditpacks.runner.systemone.protocol import DecisionRequest, SystemOneError, parse_request
 
     try:
         assert isinstance(parse_request(body), DecisionRequest)
@@ -228,8 +228,8 @@ def test_system_one_requests(body):
 
 @pytest.fixture(scope="module")
 def decision_server():
-    from auditpacks.runner.serving.serve_decision import DecisionServer
-    from tests.runner.serving.test_serve_decision_limits import good_upstream
+    from auditpacks.runner.systemone.serve_decision import DecisionServer
+    from tests.runner.systemone.test_serve_decision_limits import good_upstream
     from tests.support.stub_http import StubHTTP
 
     with StubHTTP(good_upstream) as upstream, DecisionServer(upstream.url + "/v1", socket_timeout=2,
@@ -241,7 +241,7 @@ def decision_server():
 @given(body=mutated_json(SYSTEM_ONE) | JSON, raw=st.binary(max_size=64), use_raw=st.booleans(),
        length=st.sampled_from([None, "abc", "-1", "99999999999", "1_0"]))
 def test_system_one_over_http(decision_server, body, raw, use_raw, length):
-    from tests.runner.serving.test_serve_decision_limits import post
+    from tests.runner.systemone.test_serve_decision_limits import post
 
     data = raw if use_raw else json.dumps(body).encode()
     headers = {"Content-Length": str(len(data)) if length is None else length}

@@ -14,7 +14,7 @@ import pytest
 
 from auditpacks.core import redact
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.execution.stored import MAX_STORED_CHARS
+from auditpacks.runner.store.stored import MAX_STORED_CHARS
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import journal_entries, results, run_file, run_here
 from tests.support.stub_http import StubHTTP

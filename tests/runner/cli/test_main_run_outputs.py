@@ -15,8 +15,8 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
 from auditpacks.judges.icj.score import score_files
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.execution.config import model_stem
-from auditpacks.runner.execution.layout import runs_index
+from auditpacks.runner.settings.config import model_stem
+from auditpacks.runner.store.layout import runs_index
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import ROOT, results, run_args, run_here
 from tests.support.tiny_pack import write_pack

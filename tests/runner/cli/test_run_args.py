@@ -10,7 +10,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import load_pack
 from auditpacks.runner.cli.main import build_parser, main
 from auditpacks.runner.cli.run_args import config_from_args
-from auditpacks.runner.execution import selection
+from auditpacks.runner.scenarios import selection
 from tests.judges.icj.test_export import pack  # noqa: F401  (fixture)
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from auditpacks.runner.cli import run_command
-from auditpacks.runner.execution import summary_view
+from auditpacks.runner.display import summary_view
 
 
 def _record(scenarios, errors, completed, graded_all):

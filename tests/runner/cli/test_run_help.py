@@ -31,7 +31,7 @@ def test_every_run_flag_has_help_and_the_help_has_examples(monkeypatch):
 
 
 def test_no_help_shows_docstring_markup():
-    assert plain("The ``auditpacks`` command; see :func:`~auditpacks.runner.execution.run.run`.") == \
+    assert plain("The ``auditpacks`` command; see :func:`~auditpacks.runner.run.run.run`.") == \
         "The auditpacks command; see run."
     assert not MARKUP.search(build_parser().format_help())
     for family in ("build", "score", "export"):

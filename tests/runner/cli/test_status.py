@@ -6,7 +6,7 @@ import json
 import time
 
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.execution.lock import FolderLock
+from auditpacks.runner.store.lock import FolderLock
 
 
 def write_shard(folder, keys: list[str], total: int, severity: str = "PASS") -> None:

@@ -10,7 +10,7 @@ from auditpacks.runner.models.cache import CacheMiss, ResponseCache
 from auditpacks.runner.models.model import Model, ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import CallFailed, RetryPolicy
-from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
+from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_openai import FakeOpenAI
 
 FAST = RetryPolicy(max_retries=2, backoff=0.0, timeout=10.0)

@@ -11,7 +11,7 @@ from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.chat_target import ChatTarget
-from auditpacks.runner.targets.context_fit import PromptTooLong
+from auditpacks.runner.models.providers.context_fit import PromptTooLong
 
 
 class Recorder(ModelAPI):

@@ -8,7 +8,7 @@ from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.targets import turns
 from auditpacks.runner.targets.model_client import RoleModel, RoleSettings
-from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
+from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_openai import FakeOpenAI
 
 

@@ -1,0 +1,193 @@
+"""``--batch-api``: the run's requests sent as provider batch jobs, then graded as usual from their replies.
+
+Every selected scenario's first turn is laid out as the chat target would send it
+(:func:`runner.hosted.plan.prompts`) and made into the provider's request body: OpenAI's
+chat body with the document's ``prompt_cache_key``, or Anthropic's Messages params with
+``cache_control`` on the document block. Requests are grouped by document, whole documents to
+a batch, and submitted (:mod:`runner.hosted.batch_clients`); each submitted batch is appended
+to ``<stem>.batches.jsonl`` (fsynced) before anything else, and so are its results once it
+ends. A rerun reads that log and re-attaches: a request already submitted is never sent
+again (one whose batch failed or expired is). Then the run goes on as any other, its target
+answering each request from the downloaded replies (:class:`BatchReplies`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from simpleaudit.context_marks import render_documents
+
+from auditpacks.core.run_files import batches_name
+from auditpacks.runner.settings.config import RunConfig, RunError, model_stem
+from auditpacks.runner.store.layout import run_folder
+from auditpacks.runner.hosted.plan import Prompt, prompts
+from auditpacks.runner.models.model import Model, ModelAPI
+from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.models import providers
+from auditpacks.runner.hosted.batch_clients import AnthropicBatches, OpenAIBatches
+from auditpacks.runner.targets.chat_target import ChatTarget
+from auditpacks.runner.models.providers.openai_compat import cache_key_of
+
+BATCH_PROVIDERS = ("openai", "anthropic")
+MAX_REQUESTS = 10_000        # requests per batch (OpenAI allows 50,000; Anthropic 100,000)
+ANTHROPIC_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when --max-tokens is not given
+
+
+def request_id(messages: list[dict[str, Any]]) -> str:
+    """A request's ``custom_id``: a hash of its messages (the target finds its reply by the same hash)."""
+    return "r" + hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:40]
+
+
+def openai_body(config: RunConfig, model: str, prompt: Prompt) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "messages": prompt.messages, "temperature": config.temperature,
+                            "seed": config.seed, "prompt_cache_key": cache_key_of(prompt.document)}
+    if config.max_tokens:
+        body["max_completion_tokens"] = config.max_tokens
+    return body
+
+
+def anthropic_body(config: RunConfig, model: str, prompt: Prompt, order: str) -> dict[str, Any]:
+    """Messages params: the document block marked ``cache_control`` (the prefix Anthropic caches)."""
+    question = {"type": "text", "text": prompt.question}
+    blocks = [question]
+    if prompt.documents:
+        document = {"type": "text", "text": render_documents(prompt.documents).lstrip("\n"),
+                    "cache_control": {"type": "ephemeral"}}
+        blocks = [document, question] if order == "document-first" else [question, document]
+    body: dict[str, Any] = {"model": model, "max_tokens": config.max_tokens or ANTHROPIC_MAX_TOKENS,
+                            "temperature": config.temperature, "messages": [{"role": "user", "content": blocks}]}
+    if config.system_prompt:
+        body["system"] = config.system_prompt
+    return body
+
+
+def client_for(config: RunConfig):
+    key = config.target_key()
+    if not key:
+        variable = providers.provider(config.provider).key_variable
+        raise RunError(f"--batch-api needs the provider's key (--api-key or ${variable})")
+    if config.provider == "anthropic":
+        return AnthropicBatches(base_url=config.base_url, api_key=key, timeout=config.timeout)
+    return OpenAIBatches(base_url=providers.openai_base_url(config.provider, config.base_url), api_key=key,
+                         timeout=config.timeout)
+
+
+class BatchLog:
+    """``<stem>.batches.jsonl``: one line per submitted batch and one per downloaded result set."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.submitted: dict[str, list[str]] = {}       # batch id → custom ids
+        self.replies: dict[str, dict[str, Any]] = {}    # custom id → reply record, or {"error": why}
+        self.collected: set[str] = set()
+        if path.exists():
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    raise RunError(f"{path.name}: line {number} is not JSON; remove the file to submit again") from None
+                if "submitted" in entry:
+                    self.submitted[entry["submitted"]] = list(entry["custom_ids"])
+                elif "collected" in entry:
+                    self.collected.add(entry["collected"])
+                    self.replies.update(entry["replies"])
+
+    def append(self, entry: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def pending(self) -> set[str]:
+        """Custom ids submitted in a batch whose results are not downloaded yet, or answered."""
+        live = {cid for bid, ids in self.submitted.items() if bid not in self.collected for cid in ids}
+        return live | {cid for cid, r in self.replies.items() if "error" not in r}
+
+
+def chunks(requests: dict[str, tuple[str, dict[str, Any]]], limit: int) -> Iterable[list[tuple[str, dict]]]:
+    """Requests in batches of at most ``limit``, a document's requests never split (unless it alone is over)."""
+    by_doc: dict[str, list[tuple[str, dict]]] = {}
+    for cid, (doc, body) in requests.items():
+        by_doc.setdefault(doc, []).append((cid, body))
+    batch: list[tuple[str, dict]] = []
+    for group in by_doc.values():
+        if batch and len(batch) + len(group) > limit:
+            yield batch
+            batch = []
+        batch.extend(group)
+    if batch:
+        yield batch
+
+
+def collect(config: RunConfig, model: str, client: Any, *, poll_s: float = 30.0, limit: int = MAX_REQUESTS,
+            say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)) -> dict[str, Any]:
+    """Submit what is not submitted yet, wait for every batch, and return ``custom_id → reply record or error``."""
+    folder = run_folder(config.out, config.pack)
+    folder.mkdir(parents=True, exist_ok=True)
+    log = BatchLog(folder / batches_name(model_stem(model)))
+    items, order = prompts(config)
+    requests: dict[str, tuple[str, dict[str, Any]]] = {}
+    for item in items:
+        body = anthropic_body(config, model, item, order) if client.provider == "anthropic" else \
+            openai_body(config, model, item)
+        requests.setdefault(request_id(item.messages), (item.document, body))
+    done = log.pending()
+    for batch in chunks({k: v for k, v in requests.items() if k not in done}, limit):
+        batch_id = client.submit(batch)
+        log.append({"submitted": batch_id, "provider": client.provider, "custom_ids": [cid for cid, _ in batch]})
+        log.submitted[batch_id] = [cid for cid, _ in batch]
+    while open_ids := [bid for bid in log.submitted if bid not in log.collected]:
+        states = {bid: client.poll(bid) for bid in open_ids}
+        finished = len(log.submitted) - len(open_ids) + sum(s.ended for s in states.values())
+        say(f"batch API: {finished} of {len(log.submitted)} batches ended, "
+            f"{sum(s.done for s in states.values())} of {sum(s.total for s in states.values())} open requests done")
+        for bid, state in states.items():
+            if state.ended:
+                replies = {cid: (r.record() if isinstance(r, Reply) else {"error": r})
+                           for cid, r in client.results(bid, log.submitted[bid]).items()}
+                log.append({"collected": bid, "status": state.status, "replies": replies})
+                log.collected.add(bid)
+                log.replies.update(replies)
+        if any(bid not in log.collected for bid in log.submitted):
+            time.sleep(poll_s)
+    return log.replies
+
+
+class BatchReplies(ModelAPI):
+    """A provider that answers each request from the batch's downloaded replies (found by the messages' hash)."""
+
+    def __init__(self, model: str, replies: dict[str, Any]) -> None:
+        self.model, self.replies = model, replies
+
+    def build(self, request: Request) -> list[dict[str, Any]]:
+        return request.messages
+
+    def cache_key(self, body: Any, request: Request) -> dict[str, Any]:
+        return {"api": "batch", "model": self.model, "messages": body}
+
+    async def call(self, body: list[dict[str, Any]], request: Request) -> Reply:
+        found = self.replies.get(request_id(body))
+        if found is None:
+            raise RunError("no batch request was made for this prompt (a follow-up turn? --batch-api runs one turn)")
+        if "error" in found:
+            raise RunError(found["error"])
+        return Reply.from_record(found)
+
+
+def batch_target(config: RunConfig, model: str, *, poll_s: float = 30.0) -> ChatTarget:
+    """The run's target for ``--batch-api``: the batches submitted (or re-attached), awaited and downloaded."""
+    if config.provider not in BATCH_PROVIDERS:
+        raise RunError(f"--batch-api works with --provider {' or '.join(BATCH_PROVIDERS)}, not {config.provider!r}")
+    if not config.target or config.max_turns != 1 or config.repeats != 1 or config.more_base_urls:
+        raise RunError("--batch-api runs one turn of each scenario once on one --target "
+                       "(no --max-turns, --repeats or several --base-url)")
+    replies = collect(config, model, client_for(config), poll_s=poll_s)
+    policy = RetryPolicy(max_retries=0, backoff=0.0, timeout=config.timeout)
+    return ChatTarget(Model(BatchReplies(model, replies), policy=policy), layout=config.prompt_order or "stock")

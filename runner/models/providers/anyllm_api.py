@@ -1,0 +1,79 @@
+"""The any-llm provider: every provider our own clients do not carry (anthropic, gemini, mistral, ...).
+
+The client is the one simpleaudit would create through any-llm (see
+:mod:`~auditpacks.runner.models.simpleaudit_adapter`), with the SDK's own retries off
+where the provider table says the SDK takes ``max_retries`` and without the optional
+parameters the table says the provider refuses (Anthropic: ``seed``). Where the table says the
+provider caches up to a marked block (Anthropic), the chat target marks the document block with
+``cache_control``, which any-llm passes on; the reply's prompt-cache reads and writes come back
+inside any-llm's OpenAI-style usage and are read by :func:`~runner.models.usage.from_openai`. The
+:class:`~auditpacks.runner.models.model.Model` around it adds the cache and our retry layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from auditpacks.runner.models.model import ModelAPI
+from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.usage import from_openai
+from auditpacks.runner.models import providers
+
+
+class AnyLLMChatAPI(ModelAPI):
+    """One ``acompletion`` call to an any-llm provider."""
+
+    def __init__(self, provider: str, *, model: str, base_url: str | None, api_key: str | None,
+                 timeout: float | None = None) -> None:
+        self.provider, self.model, self.base_url, self.timeout = provider, model, base_url, timeout
+        self.secret = api_key
+        self.cache_marks = providers.provider(provider).cache_marks
+        self._client = None
+
+    @property
+    def client(self):
+        """The any-llm client (made on first use; a missing SDK or key raises here)."""
+        if self._client is None:
+            from auditpacks.runner.models.simpleaudit_adapter import anyllm_client
+
+            kwargs = {"max_retries": 0, "timeout": self.timeout} if providers.provider(self.provider).sdk_retries \
+                else None
+            self._client = anyllm_client(self.secret, self.base_url, self.provider, kwargs)
+        return self._client
+
+    def check(self, *, who: str | None = None, hint: str = "") -> None:
+        """The provider SDK's model list, one authenticated request with no retries."""
+        from auditpacks.runner.models.providers.checks import check_anyllm
+
+        check_anyllm(self.provider, base_url=self.base_url, api_key=self.secret, who=who)
+
+    def build(self, request: Request) -> dict[str, Any]:
+        rejected = providers.provider(self.provider).rejects
+        params = {k: v for k, v in request.params.items() if k not in rejected}
+        body: dict[str, Any] = {**params, "model": self.model, "messages": request.messages, "stream": False}
+        if request.response_format:
+            body["response_format"] = dict(request.response_format)
+        return body
+
+    def cache_key(self, body: Mapping[str, Any], request: Request) -> dict[str, Any]:
+        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        key = {"api": "anyllm", "provider": self.provider, "base_url": self.base_url, "model": self.model,
+               "messages": body["messages"], "params": params}
+        if request.repeat:  # judge and auditor keys (always round 1) stay as they were
+            key["repeat"] = request.repeat
+        if request.prompt_order:
+            key["prompt_order"] = request.prompt_order
+        return key
+
+    async def call(self, body: dict[str, Any], request: Request) -> Reply:
+        response = await self.client.acompletion(**body)
+        choice = response.choices[0]
+        raw = getattr(response, "usage", None)
+        usage = from_openai(raw)
+        return Reply(content=choice.message.content or "", input_tokens=usage.input if raw is not None else None,
+                     output_tokens=usage.output if raw is not None else None,
+                     finish_reason=getattr(choice, "finish_reason", None),
+                     cached_input_tokens=usage.cached_input or None, cache_write_tokens=usage.cache_write or None)
+
+    async def aclose(self) -> None:
+        self._client = None

@@ -1,0 +1,91 @@
+"""The cheap request before a run that each provider class answers for itself (``ModelAPI.check``).
+
+Our OpenAI-compatible clients: ``GET {base}/models`` with the key (any answer but 401 or 403 proves a
+server that takes the key, even 404); any-llm providers: the SDK's model list, authenticated as the run's
+calls are (providers whose SDK lists no models are not checked); a bare address (``check_reachable``):
+any HTTP answer. Connection failures and time-outs fail at once (no retries).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import httpx
+
+from auditpacks.core import bounded_http
+from auditpacks.core.redact import public_url, redact
+from auditpacks.runner.models.errors import RunError
+
+PREFLIGHT_TIMEOUT_S = 10.0
+REFUSED = (401, 403)
+
+
+def check_reachable(url: str, *, timeout: float = PREFLIGHT_TIMEOUT_S, who: str | None = None,
+                    suffix: str = "/models") -> None:
+    """Raise :class:`RunError` naming ``url`` when nothing answers at ``url`` + ``suffix``.
+
+    Any HTTP answer (even 401 or 404) proves a server is listening; only
+    connection failures and time-outs count as unreachable.
+    """
+    _get(url.rstrip("/") + suffix if suffix else url, url, who=who, timeout=timeout)
+
+
+def check_openai(url: str, key: str | None, *, who: str | None = None, hint: str = "",
+                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """One authenticated ``GET {url}/models``: nothing listening, or the key refused, is a :class:`RunError`."""
+    headers = {"Authorization": f"Bearer {key}"} if key and key != "local" else {}
+    answer = _get(url.rstrip("/") + "/models", url, who=who, timeout=timeout, headers=headers)
+    if answer.status_code in REFUSED:
+        raise RunError(f"{who + ': ' if who else ''}{public_url(url)} refuses the key (HTTP {answer.status_code})"
+                       + (f": check {hint}" if hint else ""))
+
+
+def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str | None = None,
+                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
+    from auditpacks.runner.models.retry import describe
+    from auditpacks.runner.models import providers
+    from auditpacks.runner.models.simpleaudit_adapter import anyllm_client
+
+    kwargs = {"max_retries": 0, "timeout": timeout} if providers.provider(provider).sdk_retries else None
+    try:
+        client = anyllm_client(api_key, base_url, provider, kwargs)
+        if not getattr(client, "SUPPORTS_LIST_MODELS", False):
+            return
+        client.list_models()
+    except ImportError:
+        raise RunError(missing_extra(provider)) from None
+    except Exception as exc:  # classified as a model call's failure is: HTTP status, connection, time-out
+        text = describe(exc, timeout)[0]
+        if api_key and len(api_key) >= 4:
+            text = text.replace(api_key, "[api key]")
+        raise RunError(redact(f"{who + ': ' if who else ''}provider {provider!r} does not answer the check before "
+                              f"the run: {text}")) \
+            from None
+
+
+def missing_extra(provider: str) -> str:
+    """The line for an any-llm provider whose SDK is not installed: which package to install."""
+    from auditpacks.runner.models.providers import extra_package
+
+    return f"provider {provider!r} needs its SDK: pip install '{extra_package(provider)}'"
+
+
+def _get(address: str, url: str, *, who: str | None, timeout: float,
+         headers: Mapping[str, str] | None = None) -> httpx.Response:
+    prefix = f"{who}: " if who else ""
+    shown = public_url(url)
+    try:
+        with bounded_http.client(address, timeout=timeout) as client:  # a byte cap and one total deadline
+            return client.get(address, headers=dict(headers or {}))
+    except httpx.ConnectError as exc:
+        raise RunError(redact(f"{prefix}cannot reach {shown}: {_reason(exc)}")) from None
+    except httpx.TimeoutException:
+        raise RunError(f"{prefix}cannot reach {shown}: no answer within {timeout:g} s") from None
+    except httpx.HTTPError as exc:
+        raise RunError(redact(f"{prefix}cannot reach {shown}: {type(exc).__name__}: {_reason(exc)}")) from None
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]

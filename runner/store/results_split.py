@@ -1,0 +1,120 @@
+"""Writing a results file in the split layout: documents stored once, results in parts under a size limit.
+
+:func:`~auditpacks.runner.store.results_file.write_results` switches to this writer when
+the one file would pass the limit (the layout: :mod:`auditpacks.core.results_layout`). Results
+come one at a time; each part's results go to a temporary body first, since a part's header
+(simpleaudit's summary of that part, computed by ``AuditResults`` over the slim copies) and the
+first part's list of parts are known only at the end. The documents file and the later parts
+are put in place before the first part, so a reader never finds a part named that is not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from simpleaudit import AuditResult, AuditResults
+
+from auditpacks.core.io import new_temp
+from auditpacks.core.results_layout import DOCUMENTS, PARTS, stored
+from auditpacks.core.run_files import split_name
+
+#: Bytes kept free in each part for its header's own keys beyond the run's header (parts, documents).
+HEADER_ROOM = 4096
+
+
+def entry_bytes(result: Mapping[str, Any]) -> bytes:
+    """One result as it stands in a results file's list (simpleaudit's indentation)."""
+    return json.dumps(result, indent=2, ensure_ascii=False).replace("\n", "\n    ").encode("utf-8")
+
+
+def header_dict(slim: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """simpleaudit's header (timestamp, summary, issues, recommendations) over ``slim``, ``extra`` keys, then
+    an empty ``results``."""
+    header = AuditResults([AuditResult(**r) for r in slim]).to_dict()
+    header.pop("results", None)
+    return {**header, **extra, "results": []}
+
+
+def head_bytes(header: Mapping[str, Any]) -> bytes:
+    """A header as the start of a results file, up to the opening of its results list."""
+    text = json.dumps(header, indent=2, ensure_ascii=False)
+    assert text.endswith('"results": []\n}')
+    return text[: -len("[]\n}")].encode("utf-8")
+
+
+def _sync(fh: Any) -> None:
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+class _Part:
+    def __init__(self, folder: Path, name: str, first: int) -> None:
+        fd, self.tmp = new_temp(folder, name)
+        self.fh, self.first, self.count, self.size = os.fdopen(fd, "wb"), first, 0, 0
+
+
+class SplitWriter:
+    """Results added one at a time; :meth:`finish` puts the parts and the documents file in place."""
+
+    def __init__(self, path: Path, slim: list[dict[str, Any]], limit: int) -> None:
+        self.path, self.slim, self.limit = Path(path), slim, limit
+        self.budget = max(limit - len(head_bytes(header_dict(slim))) - HEADER_ROOM, limit // 2)
+        self.parts: list[_Part] = []
+        self.keys: set[str] = set()
+        self.store_name = split_name(self.path.name)
+        fd, self.store_tmp = new_temp(self.path.parent, self.store_name)
+        self.store = os.fdopen(fd, "wb")
+
+    def _document(self, key: str, documents: Any) -> None:
+        line = json.dumps({"key": key, DOCUMENTS: documents}, ensure_ascii=False, separators=(",", ":"))
+        self.store.write(line.encode("utf-8") + b"\n")
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        text = entry_bytes(stored(result, self.keys, self._document))
+        part = self.parts[-1] if self.parts else None
+        if part is None or (part.count and part.size + len(text) + 8 > self.budget):
+            first = part.first + part.count if part else 0
+            part = _Part(self.path.parent, self.path.name, first)
+            self.parts.append(part)
+        part.fh.write(text if part.count == 0 else b",\n    " + text)
+        part.count += 1
+        part.size += len(text) + 6
+
+    def finish(self) -> list[Path]:
+        """Write every part with its header and the documents file; the paths written (the first part last)."""
+        _sync(self.store)
+        self.store.close()
+        names = [self.path.name] + [split_name(self.path.name, k) for k in range(2, len(self.parts) + 1)]
+        extra = {DOCUMENTS: self.store_name} if self.keys else {}
+        finals: list[tuple[str, Path]] = []
+        for k, (name, part) in enumerate(zip(names, self.parts)):
+            _sync(part.fh)
+            part.fh.close()
+            more = {PARTS: names[1:]} if k == 0 else {}
+            head = head_bytes(header_dict(self.slim[part.first: part.first + part.count], **extra, **more))
+            fd, tmp = new_temp(self.path.parent, name)
+            with os.fdopen(fd, "wb") as out, open(part.tmp, "rb") as body:
+                out.write(head + b"[\n    ")
+                while chunk := body.read(1 << 20):
+                    out.write(chunk)
+                out.write(b"\n  ]\n}")
+                _sync(out)
+            Path(part.tmp).unlink()
+            finals.append((tmp, self.path.with_name(name)))
+        store = [(self.store_tmp, self.path.with_name(self.store_name))] if self.keys else []
+        if not self.keys:
+            Path(self.store_tmp).unlink()
+        for tmp, final in store + finals[1:] + finals[:1]:
+            os.replace(tmp, final)
+        return [final for _, final in store + finals]
+
+    def abandon(self) -> None:
+        """Remove every temporary file (the write failed)."""
+        for part in self.parts:
+            part.fh.close()
+            Path(part.tmp).unlink(missing_ok=True)
+        self.store.close()
+        Path(self.store_tmp).unlink(missing_ok=True)

@@ -1,0 +1,119 @@
+"""The run file and its summary: what ran, how, how much of it answered, and the grader's headline figures."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import sys
+from collections import Counter
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from simpleaudit import AuditResult, AuditResults
+
+from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.run_files import ERROR, is_error
+from auditpacks.judges.figures import OUTCOMES, outcome
+from auditpacks.runner.models.providers import public_url
+
+if TYPE_CHECKING:
+    from auditpacks.packs.pack import Pack
+    from auditpacks.runner.settings.config import RunConfig
+
+
+def summarize(
+    scenarios: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    headline: Mapping[str, Any],
+    *,
+    skipped: Mapping[str, int] | None = None,
+    resumed: int = 0,
+    notes: list[str] | None = None,
+) -> Summary:
+    """Counts over the run plus the judge's pooled figures (``notes``: lines worth reading, such as a
+    decision batch that fell back to single questions)."""
+    audit = AuditResults([AuditResult(**r) for r in results])
+    verdicts = Counter(str(r.get("severity")) for r in results)
+    errors = sum(map(is_error, results))
+    outcomes = Counter(outcome(r) for r in results)
+    messages = Counter(error_message(r) for r in results if is_error(r))
+    return Summary(
+        scenarios=len(scenarios),
+        completed=len(results) - errors,
+        errors=errors,
+        completion=round((len(results) - errors) / len(scenarios), 4) if scenarios else 0.0,
+        verdicts=dict(sorted(verdicts.items())),
+        # simpleaudit scores an all-ERROR or all-ungraded run 0.0; here that is undefined
+        simpleaudit_score=audit.score if any(v not in (ERROR, "ungraded") for v in verdicts) else None,
+        skipped=dict(skipped or {}),
+        resumed=resumed,
+        tokens=audit.token_usage,
+        headline=dict(headline),
+        notes=list(notes or []),
+        outcomes={word: outcomes.get(word, 0) for word in OUTCOMES},
+        commonest_error=({"message": messages.most_common(1)[0][0], "count": messages.most_common(1)[0][1]}
+                         if messages else None),
+    )
+
+
+def error_message(result: Mapping[str, Any]) -> str:
+    """An ERROR result's cause in one line (its judgment's error, else its first issue)."""
+    judgment = result.get("judgment") or {}
+    text = judgment.get("error") or next(iter(result.get("issues_found") or []), "") or "unknown error"
+    text = str(text).removeprefix("Scenario execution failed: ").strip().splitlines()
+    line = text[0] if text else "unknown error"
+    return line if len(line) <= 160 else line[:159] + "…"
+
+
+def save_results(results: list[dict[str, Any]], path: Path) -> None:
+    """A simpleaudit results file (its "Results saved" line goes to stderr: stdout is the summary's)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        AuditResults([AuditResult(**r) for r in results]).save(str(path))
+
+
+def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
+    """How the run saved work: prompt order, document scheduling, slot pinning, batching, server prefill."""
+    return {"prompt_order": config.prompt_order, "scheduling": "by document", "documents": documents,
+            "concurrency": config.concurrency, "slot_pinning": config.slot_pinning, **dict(target_stats or {})}
+
+
+def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,
+               started: dt.datetime, seconds: float, embedded: bool, summary: Summary,
+               fingerprint: str, rounds: list[Round], digest: str | None = None, shard: dict[str, Any] | None = None,
+               cache: dict[str, int] | None = None, performance: dict[str, Any] | None = None,
+               models: dict[str, Any] | None = None) -> RunRecord:
+    """The sidecar run file: everything simpleaudit's results file leaves out (never a key)."""
+    manifest = pack.manifest or {}
+    return RunRecord(
+        auditpacks=_version("auditpacks"),
+        simpleaudit=version("simpleaudit"),
+        pack=PackRef(name=pack.path.name, sha256=pack.sha256, builder=manifest.get("builder"),
+                     scenarios_in_pack=len(pack.scenarios)),
+        model=model,
+        model_digest=digest,
+        provider="decision:" + config.decision if config.decision else config.provider,
+        base_url=public_url(base_url),
+        embedded=embedded,
+        judge=judge,
+        judge_model=config.judge_model,
+        models=models or {"judge": None, "auditor": None},
+        parameters=config.public(),
+        fingerprint=fingerprint,
+        shard=shard,
+        cache=cache,
+        performance=performance,
+        seed=config.seed,
+        repeats=len(rounds),
+        rounds=rounds,
+        started=started.replace(microsecond=0).isoformat(),
+        seconds=round(seconds, 2),
+        summary=summary,
+    )
+
+
+def _version(dist: str) -> str:
+    try:
+        return version(dist)
+    except Exception:
+        return "0+unknown"

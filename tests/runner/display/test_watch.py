@@ -1,0 +1,66 @@
+"""Progress read from hand-made run folders: journals (one half-written), progress files, run files."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from auditpacks.runner.display.watch import folder_progress, journal_counts, overall
+
+NOW = 1_000_000.0
+
+
+def entry(key: str, severity: str = "PASS") -> str:
+    return json.dumps({"key": key, "name": key, "result": {"scenario_name": key, "severity": severity}}) + "\n"
+
+
+def shard(folder, lines: list[str], *, total=None, resumed=0, started=None, finished=False, tail=""):
+    folder.mkdir(parents=True)
+    journal = folder / "m.journal.jsonl"
+    journal.write_text(json.dumps({"fingerprint": "f"}) + "\n" + "".join(lines) + tail)
+    if total is not None:
+        (folder / "m.progress.json").write_text(json.dumps({"total": total, "resumed": resumed, "started": started}))
+    if finished:
+        (folder / "m.run.json").write_text("{}")
+        os.utime(journal, (NOW - 10, NOW - 10))
+    return folder
+
+
+def test_a_journal_counts_each_key_once_and_skips_a_half_written_last_line(tmp_path):
+    path = shard(tmp_path / "s", [entry("a", "ERROR"), entry("b"), entry("a")], tail='{"key": "c", "res')
+    assert journal_counts(path / "m.journal.jsonl") == (2, 0)  # a's ERROR was run again and passed
+
+
+def test_rate_and_eta_count_only_what_finished_since_the_start(tmp_path):
+    # 10 of 30 done, 4 of them reused from an earlier start 60 s ago: 6 in 60 s = 0.1/s, 20 left = 200 s
+    lines = [entry(f"k{i}", "ERROR" if i < 2 else "PASS") for i in range(10)]
+    (row,) = folder_progress(shard(tmp_path / "shard-1", lines, total=30, resumed=4, started=NOW - 60), now=NOW)
+    assert (row.name, row.done, row.total, row.errors, row.finished) == ("shard-1", 10, 30, 2, False)
+    assert row.rate == pytest.approx(0.1) and row.eta == pytest.approx(200.0)
+
+
+def test_overall_adds_counts_and_rates_and_waits_for_the_slowest(tmp_path):
+    a = folder_progress(shard(tmp_path / "a", [entry("x")] * 1 + [entry("y")], total=4, started=NOW - 20), now=NOW)
+    b = folder_progress(shard(tmp_path / "b", [entry("z")], total=2, started=NOW - 10), now=NOW)
+    # a: 2 in 20 s = 0.1/s, 2 left = 20 s; b: 1 in 10 s = 0.1/s, 1 left = 10 s
+    total = overall(a + b)
+    assert (total.done, total.total, total.errors) == (3, 6, 0)
+    assert total.rate == pytest.approx(0.2) and total.eta == pytest.approx(20.0) and not total.finished
+
+
+def test_finished_and_not_started_runs(tmp_path):
+    (done,) = folder_progress(shard(tmp_path / "done", [entry("a")], total=1, started=NOW - 5, finished=True))
+    assert done.finished and done.rate is None and done.eta is None
+    (tmp_path / "empty").mkdir()
+    (waiting,) = folder_progress(tmp_path / "empty")
+    assert (waiting.done, waiting.total, waiting.finished) == (0, None, False)
+    assert overall([done, waiting]).total is None  # one shard has not said its size yet
+
+
+def test_a_folder_with_two_models_gives_one_row_each(tmp_path):
+    folder = shard(tmp_path / "s", [entry("a")])
+    (folder / "other.journal.jsonl").write_text(json.dumps({"fingerprint": "g"}) + "\n" + entry("b") + entry("c"))
+    rows = folder_progress(folder)
+    assert [(r.name, r.done) for r in rows] == [("s/m", 1), ("s/other", 2)]

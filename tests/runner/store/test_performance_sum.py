@@ -1,0 +1,41 @@
+"""A merged run's performance block: counts summed, lists joined, endpoints added per URL, settings kept."""
+
+from auditpacks.runner.store.performance_sum import sum_performance
+
+
+def test_no_blocks_is_none():
+    assert sum_performance([]) is None
+    assert sum_performance([None, {}]) is None
+
+
+def test_counts_add_up_lists_join_and_agreeing_settings_stay_one_value():
+    a = {"documents": 3, "requests": 10, "seconds": 1.25, "batches": {"1": 2, "4": 1}, "fallbacks": ["x"],
+         "prompt_order": "documents_first", "concurrency": 2, "slot_pinning": True}
+    b = {"documents": 2, "requests": 5, "seconds": 0.5, "batches": {"4": 3, "8": 1}, "fallbacks": ["y", "z"],
+         "prompt_order": "documents_first", "concurrency": 4, "slot_pinning": True}
+    assert sum_performance([a, None, b]) == {
+        "documents": 5, "requests": 15, "seconds": 1.75, "batches": {"1": 2, "4": 4, "8": 1},
+        "fallbacks": ["x", "y", "z"], "prompt_order": "documents_first", "concurrency": [2, 4],
+        "slot_pinning": True}
+
+
+def test_keys_missing_or_none_in_a_shard_use_the_others():
+    assert sum_performance([{"tokens": None, "requests": 1}, {"tokens": 7}]) == {"tokens": 7, "requests": 1}
+    assert sum_performance([{"tokens": None}, {"tokens": None}]) == {"tokens": None}
+
+
+def test_values_of_different_kinds_are_kept_side_by_side():
+    assert sum_performance([{"n": 1}, {"n": "many"}]) == {"n": [1, "many"]}
+    assert sum_performance([{"flag": True}, {"flag": 2}]) == {"flag": [True, 2]}
+    assert sum_performance([{"flag": False}, {"flag": True}]) == {"flag": [False, True]}  # booleans never add
+    assert sum_performance([{"mode": "a"}, {"mode": "a"}]) == {"mode": "a"}
+    assert sum_performance([{"x": 0.1}, {"x": 0.2}]) == {"x": 0.3}  # rounded to 6 places
+
+
+def test_endpoints_are_added_per_base_url_in_first_appearance_order():
+    a = {"endpoints": [{"base_url": "http://b", "requests": 2, "state": "up"},
+                       {"base_url": "http://a", "requests": 1, "state": "up"}]}
+    b = {"endpoints": [{"base_url": "http://a", "requests": 4, "state": "down"}]}
+    assert sum_performance([a, b]) == {"endpoints": [
+        {"base_url": "http://b", "requests": 2, "state": "up"},
+        {"base_url": "http://a", "requests": 5, "state": ["up", "down"]}]}
