@@ -29,7 +29,7 @@ def duration(seconds: float | None) -> str:
 def line(row: Progress, width: int) -> str:
     total = "?" if row.total is None else str(row.total)
     rate = "-" if row.rate is None else f"{row.rate:.2f}/s"
-    state = "finished" if row.finished else f"eta {duration(row.eta)}"
+    state = "finished" if row.finished else "stopped" if row.stopped else f"eta {duration(row.eta)}"
     return f"{row.name:<{width}}  {row.done:>6}/{total:<6}  {row.errors:>5} errors  {rate:>9}  {state}"
 
 

@@ -4,7 +4,8 @@ A run folder holds, per model, a journal (one line per finished scenario, append
 ends), a progress file (how many scenarios the run has to finish, how many it reused, when it
 started; written at each start) and, once the run ended, its run file. Reading them takes no
 lock and writes nothing, so a running shard is never disturbed; a last journal line still
-being written is left out. Done counts the journal's scenarios (a later line for the same
+being written is left out. A run that has not finished and whose folder lock no live process
+holds was cancelled or failed: it is *stopped*, with no rate and no ETA. Done counts the journal's scenarios (a later line for the same
 key replaces an earlier one); the rate counts only those finished since the run (re)started.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.run_files import JOURNAL_SUFFIX, is_error, progress_name, record_name, stem_of
+from auditpacks.runner.store.lock import held
 
 
 @dataclass
@@ -31,6 +33,7 @@ class Progress:
     rate: float | None       # scenarios per second since the run (re)started
     eta: float | None        # seconds left at that rate
     finished: bool
+    stopped: bool = False    # not finished and no process writes it any more (cancelled or failed)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,12 +71,13 @@ def run_progress(journal: Path, name: str, *, now: float | None = None) -> Progr
     record = journal.with_name(record_name(stem))
     finished = record.is_file() and record.stat().st_mtime >= journal.stat().st_mtime
     rate = eta = None
+    stopped = not finished and not held(journal.parent)
     started, resumed = plan.get("started"), plan.get("resumed", 0)
-    if not finished and isinstance(started, (int, float)) and now > started:
+    if not finished and not stopped and isinstance(started, (int, float)) and now > started:
         rate = max(0, done - resumed) / (now - started)
         if total is not None and rate > 0:
             eta = max(0, total - done) / rate
-    return Progress(name, done, total, errors, rate, eta, finished)
+    return Progress(name, done, total, errors, rate, eta, finished, stopped)
 
 
 def folder_progress(folder: Path, *, now: float | None = None) -> list[Progress]:

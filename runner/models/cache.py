@@ -1,8 +1,8 @@
 """The response cache: content-addressed files, one per model reply, never evicted.
 
 An entry's address is the sha256 of a canonical JSON *key* (sorted keys, no spaces,
-UTF-8): model identity (name, and for Ollama the digest ``show`` reports), base URL,
-the full message list, the decoding parameters and the repeat index. Transport
+UTF-8): model identity (name, and for Ollama the digest ``show`` reports instead of the host,
+so replicas of one model share replies; other providers: the base URL), the full message list, the decoding parameters and the repeat index. Transport
 settings (time-outs, concurrency, retries) and keys are never part of it. Each entry
 is written to a temporary file and renamed into place, so a crash leaves either the
 whole entry or none. Entries live at ``DIR/ab/abcdef….json`` and hold the key beside

@@ -26,7 +26,7 @@ from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.settings.config import RunError, model_stem
 from auditpacks.runner.execute.engine import judge_module
 from auditpacks.runner.store.lock import FolderBusy, FolderLock, holding
-from auditpacks.runner.store.performance_sum import sum_performance
+from auditpacks.runner.store.performance_sum import sum_blocks, sum_cost, sum_performance
 from auditpacks.runner.store.results_file import Pairs, write_results
 from auditpacks.runner.store.results_reader import ResultsIndex, scan_results
 from auditpacks.runner.scenarios.scenario_source import StreamedPack, open_pack
@@ -190,7 +190,8 @@ def _write(out: Path, stem: str, first: RunRecord, records: list[RunRecord], sce
         shard=None,
         merged_from={"shards": sorted((r.shard["spec"] for r in records), key=lambda s: int(s.split("/")[0])),
                      "selection_sha256": first.shard["selection_sha256"], "selected": first.shard["selected"]},
-        cache=None,
+        cache=sum_blocks([r.cache for r in records]),
+        cost=sum_cost([r.cost for r in records]),
         started=min(r.started for r in records),
         seconds=round(sum(r.seconds for r in records), 2),
         performance=sum_performance([r.performance for r in sorted(records, key=lambda r: r.shard["index"])]),

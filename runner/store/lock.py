@@ -95,3 +95,34 @@ def _read_pid(fd: int) -> int | None:
     except OSError:
         return None
     return int(text) if text.isdigit() and len(text) < 12 else None
+
+
+def held(folder: str | os.PathLike) -> bool:
+    """Whether a live process holds ``folder``'s lock (a run still writing it), found without taking the lock:
+    the kernel's lock table (``/proc/locks``) names the lock file's inode; elsewhere, whether the pid it holds
+    is alive."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        info, pid = os.fstat(fd), _read_pid(fd)
+    finally:
+        os.close(fd)
+    try:
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        table = None
+    if table is not None:
+        where = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+        return any(fields[1:2] == ["FLOCK"] and where in fields for fields in map(str.split, table.splitlines()))
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -4,6 +4,8 @@ Counts (documents, requests, tokens, batches, per-size batch counts) are summed,
 (decision-batching fallbacks) are joined, per-endpoint entries are added up per base URL,
 and settings (prompt order, scheduling, concurrency, slot pinning, batch size) are kept
 as the shards had them: one value when they agree, the list of shard values otherwise.
+The cache block and the ``cost`` block add up the same way; a summed cost's cache-hit rate is
+recomputed from the summed tokens, never added.
 """
 
 from __future__ import annotations
@@ -12,7 +14,22 @@ from typing import Any, Mapping
 
 #: Keys that hold a setting, never a count.
 SETTINGS = {"prompt_order", "scheduling", "concurrency", "slot_pinning", "batch_questions", "assignment",
-            "base_url", "state"}
+            "base_url", "state", "price_table_date", "way", "tokenizer"}
+
+
+def sum_blocks(blocks: list[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """Any count blocks (a cache block's hits, misses and writes) as one, the way performance is summed."""
+    return sum_performance(blocks)
+
+
+def sum_cost(blocks: list[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """The shards' ``cost`` blocks as one: quotes, tokens and costs summed, the hit rate recomputed."""
+    total = sum_performance(blocks)
+    incurred = (total or {}).get("incurred")
+    if isinstance(incurred, dict) and "cache_hit_rate" in incurred:
+        read, sent = incurred.get("cached_input") or 0, incurred.get("input") or 0
+        incurred["cache_hit_rate"] = read / sent if sent else None
+    return total
 
 
 def sum_performance(blocks: list[Mapping[str, Any] | None]) -> dict[str, Any] | None:

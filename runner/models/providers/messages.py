@@ -17,8 +17,10 @@ once. With images the turn is text parts and images: documents, images, question
 A turn without documents or images is the same in both layouts.
 
 With ``mark`` (a provider that caches the prefix up to a marked block: Anthropic), the first
-turn's documents are a text part of their own carrying ``cache_control`` (``CACHE_MARK``); in
-the document-first layout that turn is then the parts documents, images, question.
+turn's documents in the document-first layout are a text part of their own carrying
+``cache_control`` (``CACHE_MARK``), that turn then the parts documents, images, question. The stock
+layout is never marked: its question comes before the document, so every marked prefix would be
+unique to one scenario, written to the cache at a surcharge and never read.
 """
 
 from __future__ import annotations
@@ -43,14 +45,14 @@ def _uris(entry: Mapping[str, Any]) -> list[str]:
 
 
 def _expand(entry: Mapping[str, Any], mark: bool = False) -> Message:
-    """One transcript entry as a provider message: text, then documents (marked for the prompt cache with
-    ``mark``), then images."""
+    """One transcript entry as a provider message: text, then documents, then images (``mark`` is ignored:
+    a prefix ending after the question is never reused)."""
     documents, uris = entry.get("documents"), _uris(entry)
     if not documents and not uris:
         return {"role": entry["role"], "content": entry["content"]}
     parts: list[dict[str, Any]] = [_text(entry["content"])]
     if documents:
-        parts.append({**_text(render_documents(documents)), **(CACHE_MARK if mark else {})})
+        parts.append(_text(render_documents(documents)))
     parts.extend(image_content_block(uri) for uri in uris)
     return {"role": entry["role"], "content": parts}
 

@@ -98,7 +98,8 @@ class OllamaChatAPI(ModelAPI):
 
     def cache_key(self, built: tuple[dict[str, Any], int], request: Request) -> dict[str, Any]:
         body, _ = built
-        key = {"api": "ollama-chat", "base_url": self.host, "digest": self.facts["digest"],
+        # the served model's digest, not the host: replicas of one model share replies, other models never do
+        key = {"api": "ollama-chat", "digest": self.facts["digest"],
                **{k: v for k, v in body.items() if k != "stream"}, "repeat": request.repeat}
         if request.prompt_order:
             key["prompt_order"] = request.prompt_order

@@ -26,12 +26,14 @@ def test_status_prints_each_shard_and_the_total_while_a_run_holds_its_lock(tmp_p
     assert len(lines) == 3
     assert lines[0].split()[:4] == ["shard-1", "2/5", "0", "errors"]
     assert lines[1].split()[:4] == ["shard-2", "1/3", "1", "errors"]
+    assert lines[1].split()[-2:] == ["-", "stopped"]  # no process writes shard 2: cancelled or failed
     assert lines[2].split()[:4] == ["total", "3/8", "1", "errors"] and "eta" in lines[2]
 
 
 def test_status_json(tmp_path, capsys):
     write_shard(tmp_path / "shard-1", ["a"], 2)
-    assert main(["status", str(tmp_path / "shard-1"), "--json"]) == 0
+    with FolderLock(tmp_path / "shard-1"):
+        assert main(["status", str(tmp_path / "shard-1"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in data["runs"]] == ["shard-1"]
     assert (data["total"]["done"], data["total"]["total"], data["total"]["errors"]) == (1, 2, 0)

@@ -7,17 +7,29 @@ import os
 
 import pytest
 
+from auditpacks.runner.store.lock import FolderLock
 from auditpacks.runner.display.watch import folder_progress, journal_counts, overall
 
 NOW = 1_000_000.0
+HELD: list[FolderLock] = []   # the folder locks of the shards a test pretends are still running
+
+
+@pytest.fixture(autouse=True)
+def _release_locks():
+    yield
+    while HELD:
+        HELD.pop().release()
 
 
 def entry(key: str, severity: str = "PASS") -> str:
     return json.dumps({"key": key, "name": key, "result": {"scenario_name": key, "severity": severity}}) + "\n"
 
 
-def shard(folder, lines: list[str], *, total=None, resumed=0, started=None, finished=False, tail=""):
+def shard(folder, lines: list[str], *, total=None, resumed=0, started=None, finished=False, tail="",
+          running=True):
     folder.mkdir(parents=True)
+    if running and not finished:
+        HELD.append(FolderLock(folder).acquire())
     journal = folder / "m.journal.jsonl"
     journal.write_text(json.dumps({"fingerprint": "f"}) + "\n" + "".join(lines) + tail)
     if total is not None:
@@ -64,3 +76,13 @@ def test_a_folder_with_two_models_gives_one_row_each(tmp_path):
     (folder / "other.journal.jsonl").write_text(json.dumps({"fingerprint": "g"}) + "\n" + entry("b") + entry("c"))
     rows = folder_progress(folder)
     assert [(r.name, r.done) for r in rows] == [("s/m", 1), ("s/other", 2)]
+
+
+def test_a_shard_no_process_writes_any_more_is_stopped_with_no_rate_or_eta(tmp_path):
+    lines = [entry(f"k{i}") for i in range(3)]
+    (cancelled,) = folder_progress(shard(tmp_path / "c", lines, total=6, started=NOW - 30, running=False), now=NOW)
+    assert cancelled.stopped and not cancelled.finished and cancelled.rate is None and cancelled.eta is None
+    (live,) = folder_progress(shard(tmp_path / "l", lines, total=6, started=NOW - 30), now=NOW)
+    assert not live.stopped and live.rate == pytest.approx(0.1)  # 3 in 30 s
+    HELD.pop().release()  # the live run ends without its run file (killed): stopped from now on
+    assert folder_progress(tmp_path / "l", now=NOW)[0].stopped

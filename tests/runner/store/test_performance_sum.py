@@ -39,3 +39,21 @@ def test_endpoints_are_added_per_base_url_in_first_appearance_order():
     assert sum_performance([a, b]) == {"endpoints": [
         {"base_url": "http://b", "requests": 2, "state": "up"},
         {"base_url": "http://a", "requests": 5, "state": ["up", "down"]}]}
+
+
+def test_cost_blocks_add_up_and_the_hit_rate_comes_from_the_summed_tokens():
+    from auditpacks.runner.store.performance_sum import sum_blocks, sum_cost
+
+    a = {"price_table_date": "2026-01-01", "way": "caching", "quote": {"cost": 0.5, "tokenizer": "o200k_base"},
+         "incurred": {"input": 1000, "cached_input": 800, "output": 50, "cache_hit_rate": 0.8, "cost": 0.25},
+         "difference": -0.25}
+    b = {"price_table_date": "2026-01-01", "way": "caching", "quote": {"cost": 0.25, "tokenizer": "o200k_base"},
+         "incurred": {"input": 3000, "cached_input": 0, "output": 70, "cache_hit_rate": 0.0, "cost": 0.5},
+         "difference": 0.25}
+    assert sum_cost([a, None, b]) == {
+        "price_table_date": "2026-01-01", "way": "caching", "quote": {"cost": 0.75, "tokenizer": "o200k_base"},
+        "incurred": {"input": 4000, "cached_input": 800, "output": 120, "cache_hit_rate": 0.2, "cost": 0.75},
+        "difference": 0.0}
+    assert sum_blocks([{"hits": 2, "misses": 1, "writes": 1}, {"hits": 0, "misses": 3, "writes": 3}]) == {
+        "hits": 2, "misses": 4, "writes": 4}
+    assert sum_cost([None, None]) is None

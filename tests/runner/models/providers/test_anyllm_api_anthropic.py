@@ -74,6 +74,23 @@ def test_a_live_anthropic_run_marks_the_document_block_and_reads_the_prompt_cach
     assert incurred["cache_write"] > 0 and incurred["cached_input"] == 2 * incurred["cache_write"]
 
 
+def test_a_stock_order_anthropic_run_marks_nothing_and_pays_no_cache_writes(tmp_path):
+    import auditpacks
+    from tests.support.fake_hosted import FakeHosted
+    from tests.support.hosted_pack import write_hosted_pack, write_prices
+
+    pack, table = write_hosted_pack(tmp_path / "long.json"), write_prices(tmp_path / "prices.yaml")
+    with FakeHosted() as server:
+        record = auditpacks.run(pack, target="claude-sonnet-4-0", provider="anthropic", base_url=server.url,
+                                api_key="sk-test", prices=table, out=tmp_path / "out", quiet=True,
+                                prompt_order="stock")[1]
+    assert len(server.chat_requests) == 9
+    assert all("cache_control" not in part for body in server.chat_requests
+               for message in body["messages"] if isinstance(message["content"], list)
+               for part in message["content"])
+    assert record.cost["incurred"]["cache_write"] == 0 and server.bill.get("cache_write", 0) == 0
+
+
 def test_a_second_question_on_the_same_document_reads_it_from_the_prompt_cache():
     from auditpacks.runner.models.providers.messages import document_first_messages
     from tests.support.fake_hosted import FakeHosted, tokens
