@@ -49,10 +49,15 @@ def _module(role: str, benchmark: str):
 
 
 def build(benchmark: str, out: str | Path, **options: Any) -> Path:
-    """Build ``benchmark``'s pack into ``out`` (PACK.json, its manifest beside it); returns the pack path."""
+    """Build ``benchmark``'s pack into ``out`` (PACK.json, its manifest beside it); returns the pack path.
+    An existing pack of other content at ``out`` is replaced only with ``force=True``."""
+    from auditpacks.packs.pack import replacing
+
+    force = bool(options.pop("force", False))
     module = _module("builder", benchmark)
     required = ["--out", str(out)] + (["--source", str(options.pop("source"))] if "source" in options else [])
-    return module.build(_namespace(module.add_arguments, required, options, f"build {benchmark}"))
+    with replacing(force):
+        return module.build(_namespace(module.add_arguments, required, options, f"build {benchmark}"))
 
 
 def run(pack: str | Path, **options: Any):

@@ -9,10 +9,13 @@ validating each, and publishes both files only when the whole pack is valid.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as _dt
 import hashlib
 import json
 import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +27,29 @@ from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.packs.stream import check_digest, check_shape, manifest_path, read_manifest
 
 MANIFEST_VERSION = 1
+
+#: Whether a build may replace a pack of other content (``build --force``); set with :func:`replacing`.
+_REPLACE = contextvars.ContextVar("auditpacks_replace_pack", default=False)
+
+
+@contextlib.contextmanager
+def replacing(force: bool = True):
+    """Within the block, a :class:`PackWriter` may replace an existing pack of other content."""
+    token = _REPLACE.set(force)
+    try:
+        yield
+    finally:
+        _REPLACE.reset(token)
+
+
+def _describe(path: Path) -> str:
+    """``jacite.json (20 scenarios, sha256 1a2b3c4d…)``, from its manifest where it has one."""
+    try:
+        counts = read_manifest(manifest_path(path)).get("counts", {})
+        size = f"{counts['scenarios']} scenarios, "
+    except (PackError, OSError, KeyError, TypeError, AttributeError):
+        size = ""
+    return f"{path} ({size}sha256 {sha256_file(path)[:12]}…)"
 
 
 def source_entry(path: str | os.PathLike, *, name: str | None = None, origin: str = "local") -> dict[str, Any]:
@@ -100,12 +126,24 @@ class PackWriter:
             errors = [f for f in findings if f.level == ERROR]
             if errors:
                 raise PackError(f"{self.out.name}: {errors[0]}")
+            replaced = self._guard_replace()
             os.replace(self._tmp, self.out)
             self._tmp = None
+            if replaced:
+                print(f"replaced {replaced} with {self.count} scenarios", file=sys.stderr)
             atomic_write_json(manifest_path(self.out), self.manifest())
         finally:
             if self._tmp:
                 Path(self._tmp).unlink(missing_ok=True)
+
+    def _guard_replace(self) -> str | None:
+        """What an existing pack of other content at ``out`` was (refused unless :func:`replacing`)."""
+        if not self.out.is_file() or sha256_file(self.out) == self._digest.hexdigest():
+            return None
+        old = _describe(self.out)
+        if not _REPLACE.get():
+            raise PackError(f"{old} already holds another pack; pass --force to replace it, or choose another --out")
+        return old
 
     def manifest(self) -> dict[str, Any]:
         from importlib.metadata import version

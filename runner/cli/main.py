@@ -58,6 +58,9 @@ def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler
         module.add_arguments(bench_parser)
         if name == "score":
             bench_parser.add_argument("--json", action="store_true", help=JSON_HELP)
+        if name == "build":
+            bench_parser.add_argument("--force", action="store_true",
+                                      help="replace an existing pack of other content at --out (it is named on stderr)")
         bench_parser.set_defaults(handler=handler, module=module)
 
 
@@ -142,7 +145,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _build(args) -> int:
-    out = args.module.build(args)
+    from auditpacks.packs.pack import replacing
+
+    with replacing(args.force):
+        out = args.module.build(args)
     print(f"wrote {out}")
     return 0
 

@@ -9,7 +9,7 @@ import pytest
 from auditpacks.packs.checks import ERROR, WARN, check_pack, check_scenario
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import sha256_file
-from auditpacks.packs.pack import PackWriter, load_pack, manifest_path
+from auditpacks.packs.pack import PackWriter, load_pack, manifest_path, replacing
 from auditpacks.packs.scenario import make_scenario
 
 
@@ -91,6 +91,28 @@ def test_writer_streams_a_pack_simpleaudit_can_run(tmp_path):
     assert manifest["builder"]["name"] == "test"
     pack = load_pack(out)
     assert pack.sha256 == manifest["sha256"] and len(pack.scenarios) == 5
+
+
+def _write(out, n):
+    with PackWriter(out, builder="test") as writer:
+        for i in range(n):
+            writer.add(scenario(i))
+
+
+def test_writer_refuses_to_replace_a_pack_of_other_content(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    _write(out, 3)
+    before = out.read_bytes()
+    _write(out, 3)  # the same content: rewritten without a word
+    assert out.read_bytes() == before and capsys.readouterr().err == ""
+    with pytest.raises(PackError, match=r"p\.json \(3 scenarios, sha256 \w{12}…\) already holds another pack; "
+                                        r"pass --force"):
+        _write(out, 2)
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.manifest.json"]
+    with replacing():
+        _write(out, 2)
+    assert len(json.loads(out.read_text())) == 2
+    assert "replaced " in (err := capsys.readouterr().err) and "(3 scenarios," in err and "with 2 scenarios" in err
 
 
 def test_writer_refuses_an_invalid_scenario_and_leaves_nothing(tmp_path):
