@@ -105,12 +105,18 @@ def checker(schema: dict[str, Any], name: str) -> Callable[[Any, str], None]:
     validator = cls(schema)
 
     def check(record: Any, where: str) -> None:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(record))
-        if error is not None:
+        errors = list(validator.iter_errors(record))
+        if errors:  # the first field that is wrong (lowest index, then name) and the most telling error there
+            first = min(_order(e.absolute_path) for e in errors)
+            error = jsonschema.exceptions.best_match(e for e in errors if _order(e.absolute_path) == first)
             raise ExportError(f"{where}: field {field_path(error.absolute_path)}: {_short(error.message)} "
                               f"(Every Eval Ever {name})")
 
     return check
+
+
+def _order(path: Any) -> list[tuple[bool, Any]]:
+    return [(isinstance(part, str), part) for part in path]
 
 
 def field_path(path: Any) -> str:
