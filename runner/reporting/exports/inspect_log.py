@@ -75,7 +75,7 @@ def eval_log(source: RunSource) -> Any:
     tokens = record.summary.tokens or {}
     spec = EvalSpec(
         created=started.isoformat(), task=source.task, run_id=source.record_path.name,
-        task_display_name=BENCHMARKS[bench].title if bench else None,
+        task_display_name=BENCHMARKS[source.built_by].title if source.built_by else None,
         dataset=EvalDataset(name=source.dataset.name or record.pack.name, location=record.pack.name,
                             samples=record.pack.scenarios_in_pack or len(ids), sample_ids=ids),
         model=model, model_base_url=public_url(record.base_url),

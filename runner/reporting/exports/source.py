@@ -4,7 +4,8 @@ source dataset its pack was built from (the pack's manifest, found by the pack's
 
 The benchmark is the registry's: the pack's builder, else the benchmark that owns the run's judge. Its figures
 are the plugin's ``figures(headline)`` (:func:`auditpacks.runner.execution.summary_view.run_figures`, the rows the
-run printed and ``--json`` wrote), its source dataset its codebook section's ``dataset``.
+run printed and ``--json`` wrote); the source dataset is the codebook section's ``dataset`` of the benchmark
+whose builder made the pack (none for a pack another builder made).
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ class Dataset:
 class RunSource:
     record_path: Path
     record: RunRecord
-    benchmark: str | None
+    benchmark: str | None           # whose figures, report words and grader: the builder's, else the judge's owner
     dataset: Dataset
+    built_by: str | None = None     # the registry benchmark whose builder made the pack (None: another builder)
 
     @property
     def folder(self) -> Path:
@@ -58,8 +60,8 @@ class RunSource:
 
     @property
     def task(self) -> str:
-        """The benchmark's registry name, else the pack's file name without its suffix."""
-        return self.benchmark or Path(self.record.pack.name).stem
+        """The registry name of the benchmark that built the pack, else the pack's file name without its suffix."""
+        return self.built_by or Path(self.record.pack.name).stem
 
     def results(self) -> Iterator[tuple[int, Result]]:
         """(round number, result) for every result of every round, round 1 first, one result at a time."""
@@ -85,8 +87,9 @@ def load_source(run: Path, pack: Path | None = None) -> RunSource:
     record = RunRecord.load(paths[0])
     builder = record.pack.builder
     name = builder.get("name") if isinstance(builder, Mapping) else builder
-    bench = name if name in BENCHMARKS else benchmark_of(record.judge)
-    return RunSource(paths[0], record, bench, _dataset(bench, _manifest(paths[0], record, pack)))
+    built_by = name if name in BENCHMARKS else None
+    return RunSource(paths[0], record, built_by or benchmark_of(record.judge),
+                     _dataset(built_by, _manifest(paths[0], record, pack)), built_by)
 
 
 def _manifest(record_path: Path, record: RunRecord, pack: Path | None) -> tuple[str, dict[str, Any]] | None:

@@ -13,6 +13,7 @@ from auditpacks.judges.figures import Figure
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.reporting.exports.source import confidence_level, figure_ids, load_source
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.hand_runs import tiny_choice_run
 from tests.support.paths import FIXTURES
 from tests.support.runs import run_here
 
@@ -92,3 +93,24 @@ def test_an_intervals_level_is_read_from_its_name():
     assert confidence_level("95% CI, bootstrap over judgments") == 0.95
     assert confidence_level("90% Wilson interval") == 0.9
     assert confidence_level("bootstrap") is None and confidence_level(None) is None
+
+
+def test_a_pack_no_benchmark_built_exports_with_its_judges_figures(tmp_path, eee_wheel):
+    tiny_run = tiny_choice_run(tmp_path)
+    record = json.loads(tiny_run.read_text(encoding="utf-8"))
+    record["summary"]["headline"] = {"tasks": 4, "judgments": 2, "micro": 0.5, "macro": 0.5, "coverage": 0.75,
+                                     "ci": {"micro": [0.25, 0.75], "macro": [0.25, 0.75], "coverage": [0.5, 1.0]}}
+    tiny_run.write_text(json.dumps(record), encoding="utf-8")
+    assert main(["export", "inspect", str(tiny_run), "--out", str(tmp_path / "tiny.json")]) == 0
+    log = read_eval_log(str(tmp_path / "tiny.json"))
+    assert log.eval.task == "tiny" and log.eval.task_display_name is None and len(log.samples) == 4
+    assert [s.scores["choice_match"].value for s in sorted(log.samples, key=lambda s: s.id)] == ["C", "C", "I", "N"]
+    assert sum(s.error is not None for s in log.samples) == 1 and log.results.completed_samples == 3
+    metrics = log.results.scores[0].metrics
+    assert metrics["agreement (micro)"].value == 0.5 and metrics["coverage"].metadata["interval"] == [0.5, 1.0]
+    assert main(["export", "eee", str(tiny_run), "--out", str(tmp_path / "eee"), "--schemas",
+                 str(eee_wheel)]) == 0
+    aggregate = json.loads(next((tmp_path / "eee").rglob("*-*.json")).read_text(encoding="utf-8"))
+    source = aggregate["evaluation_results"][0]["source_data"]
+    assert source["source_type"] == "other" and source["dataset_name"] == "tiny.json"
+    assert aggregate["model_info"]["developer"] == "unknown"
