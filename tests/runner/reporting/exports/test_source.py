@@ -114,3 +114,23 @@ def test_a_pack_no_benchmark_built_exports_with_its_judges_figures(tmp_path, eee
     source = aggregate["evaluation_results"][0]["source_data"]
     assert source["source_type"] == "other" and source["dataset_name"] == "tiny.json"
     assert aggregate["model_info"]["developer"] == "unknown"
+
+
+def test_a_repeated_runs_rounds_are_epochs(tmp_path, eee_wheel):
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(tmp_path / "tiny.json", 4)
+    with FakeOpenAI() as server:
+        assert run_here(pack, tmp_path / "run", server.base_url, "--repeats", "2") == 0
+    record = json.loads((tmp_path / "run" / "m.run.json").read_text(encoding="utf-8"))
+    assert main(["export", "inspect", str(tmp_path / "run"), "--out", str(tmp_path / "run.eval")]) == 0
+    log = read_eval_log(str(tmp_path / "run.eval"))
+    assert log.eval.config.epochs == 2 and sorted({s.epoch for s in log.samples}) == [1, 2]
+    assert len(log.samples) == 8
+    rounds = [r["summary"]["headline"]["micro"] for r in record["rounds"]]
+    micro = log.results.scores[0].metrics["agreement (micro)"]
+    assert micro.value == sum(rounds) / 2 and micro.metadata["better"] == "higher"
+    assert main(["export", "eee", str(tmp_path / "run"), "--out", str(tmp_path / "eee"), "--schemas",
+                 str(eee_wheel)]) == 0
+    rows = [json.loads(line) for line in next((tmp_path / "eee").rglob("*_samples.jsonl")).read_text().splitlines()]
+    assert sorted(row["metadata"]["epoch"] for row in rows) == ["1"] * 4 + ["2"] * 4
