@@ -74,7 +74,7 @@ def eval_log(source: RunSource) -> Any:
     ids = list(dict.fromkeys(str(s.id) for s in samples))
     tokens = record.summary.tokens or {}
     spec = EvalSpec(
-        created=started.isoformat(), task=source.task, run_id=source.record_path.name,
+        created=started.isoformat(), task=source.task, task_id=record.fingerprint, run_id=source.record_path.name,
         task_display_name=BENCHMARKS[source.built_by].title if source.built_by else None,
         dataset=EvalDataset(name=source.dataset.name or record.pack.name, location=record.pack.name,
                             samples=record.pack.scenarios_in_pack or len(ids), sample_ids=ids),
