@@ -25,8 +25,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from auditpacks.core.io import atomic_write_text
-from auditpacks.core.redact import public_url, redact_data
-from auditpacks.core.registry import BENCHMARKS, load
+from auditpacks.core.redact import public_url
 from auditpacks.runner.reporting.exports.eee_rows import instance_row, strings
 from auditpacks.runner.reporting.exports.eee_schemas import AGGREGATE, INSTANCE, Schemas, checker, package_check
 from auditpacks.runner.reporting.exports.source import (ExportError, RunSource, confidence_level, figure_ids,
@@ -70,7 +69,8 @@ def _deployment(source: RunSource) -> str:
 
 def build(source: RunSource, schemas: Schemas, *, model_id: str | None = None, developer: str | None = None,
           organization: str = "unspecified", relationship: str = "third_party") -> Records:
-    """The run's records, every one checked against the schemas (a one-line error at the first that fails)."""
+    """The run's records, each instance row checked against its schema (a one-line error at the first that fails;
+    :func:`write` checks the aggregate once it names its samples file)."""
     record, task = source.record, source.task
     ident = model_id or record.model
     owner, _, name = ident.partition("/") if "/" in ident else (developer or "unknown", "", ident)
@@ -78,18 +78,13 @@ def build(source: RunSource, schemas: Schemas, *, model_id: str | None = None, d
     retrieved = f"{time.time():.3f}"
     evaluation_id = f"{task}/{ident.replace('/', '_')}/{retrieved}"
     version = schemas.version
-    check_row, check_aggregate = checker(schemas.instance, INSTANCE), checker(schemas.aggregate, AGGREGATE)
+    check_row = checker(schemas.instance, INSTANCE)
     own = package_check()
     head = {"schema_version": version, "evaluation_id": evaluation_id, "model_id": ident, "evaluation_name": task}
-    bench = source.benchmark
-    report = load(BENCHMARKS[bench].report) if bench and BENCHMARKS[bench].report else None
-    traces = source.traces()
-    params = redact_data(dict(record.parameters))
-    system_prompt = params.get("system_prompt") if isinstance(params.get("system_prompt"), str) else None
-    rows = []
+    traces, rows = source.traces(), []
     for epoch, result in source.results():
-        row = instance_row(result, epoch, head=head, judge=record.judge, report=report, system_prompt=system_prompt,
-                           trace=traces.get(result.scenario_name) if traces else None)
+        row = instance_row(result, epoch, head=head, judge=record.judge, report=source.report,
+                           system_prompt=source.system_prompt, trace=traces.get(result.scenario_name))
         where = f"samples row {len(rows) + 1} ({result.scenario_name[:60]})"
         check_row(row, where)
         if own is not None:
@@ -112,7 +107,7 @@ def build(source: RunSource, schemas: Schemas, *, model_id: str | None = None, d
         "model_info": model_info,
         "eval_library": {"name": "auditpacks", "version": record.auditpacks,
                          "additional_details": strings({"simpleaudit": record.simpleaudit})},
-        "evaluation_results": _results(source, params),
+        "evaluation_results": _results(source, source.parameters),
     }
     return Records(folder, str(uuid.uuid4()), aggregate, rows)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.redact import public_url, redact_data
-from auditpacks.core.registry import BENCHMARKS, load
+from auditpacks.core.registry import BENCHMARKS
 from auditpacks.runner.reporting.exports.source import (ExportError, RunSource, confidence_level, figure_ids,
                                                         figure_title)
 
@@ -59,17 +59,12 @@ def eval_log(source: RunSource) -> Any:
 
     from auditpacks.runner.reporting.exports.inspect_samples import to_sample, usage
 
-    record, bench = source.record, source.benchmark
+    record = source.record
     model = f"{record.provider}/{record.model}"
-    params = redact_data(dict(record.parameters))
-    started = started_at(source)
-    report = load(BENCHMARKS[bench].report) if bench and BENCHMARKS[bench].report else None
-    traces = source.traces()
+    params, started, traces = source.parameters, started_at(source), source.traces()
     tools = sorted(record.condition.tools) if record.condition else []
-    system_prompt = params.get("system_prompt") if isinstance(params.get("system_prompt"), str) else None
-    samples = [to_sample(result, epoch, model=model, judge=record.judge, report=report, started=started,
-                         system_prompt=system_prompt, trace=traces.get(result.scenario_name) if traces else None,
-                         tools=tools)
+    samples = [to_sample(result, epoch, model=model, judge=record.judge, report=source.report, started=started,
+                         system_prompt=source.system_prompt, trace=traces.get(result.scenario_name), tools=tools)
                for epoch, result in source.results()]
     ids = list(dict.fromkeys(str(s.id) for s in samples))
     tokens = record.summary.tokens or {}

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError, UserError
 from auditpacks.core.record import RunRecord
-from auditpacks.core.registry import BENCHMARKS, benchmark_of
+from auditpacks.core.redact import redact_data
+from auditpacks.core.registry import BENCHMARKS, benchmark_of, load
 from auditpacks.core.results import Result, iter_results
 from auditpacks.judges.figures import Figure
 from auditpacks.packs.codebook import section
@@ -76,6 +78,22 @@ class RunSource:
     def traces(self) -> dict[str, Mapping[str, Any]]:
         """Scenario name → its tool trace, for a run under a tool condition (empty for any other run)."""
         return raw_traces(self.record_path, self.record)
+
+    @cached_property
+    def report(self) -> Any:
+        """The benchmark's report module (``answer(judgment)``: what the grader read from a reply), or None."""
+        bench = BENCHMARKS.get(self.benchmark or "")
+        return load(bench.report) if bench and bench.report else None
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The run's parameters, keys and URL credentials blanked out."""
+        return redact_data(dict(self.record.parameters))
+
+    @property
+    def system_prompt(self) -> str | None:
+        prompt = self.parameters.get("system_prompt")
+        return prompt if isinstance(prompt, str) else None
 
 
 def load_source(run: Path, pack: Path | None = None) -> RunSource:
