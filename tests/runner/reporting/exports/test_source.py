@@ -134,3 +134,13 @@ def test_a_repeated_runs_rounds_are_epochs(tmp_path, eee_wheel):
                  str(eee_wheel)]) == 0
     rows = [json.loads(line) for line in next((tmp_path / "eee").rglob("*_samples.jsonl")).read_text().splitlines()]
     assert sorted(row["metadata"]["epoch"] for row in rows) == ["1"] * 4 + ["2"] * 4
+
+
+def test_a_pack_built_from_a_download_names_its_revision(iustitia_runs, tmp_path):
+    manifest = json.loads((iustitia_runs / "iustitia.manifest.json").read_text(encoding="utf-8"))
+    for source in manifest["sources"]:
+        source["origin"] = "hf:Kushtrim/iustitia-marigonae@0123abcd"  # as sources.py records a download
+    (tmp_path / "iustitia.json").write_bytes((iustitia_runs / "iustitia.json").read_bytes())
+    (tmp_path / "iustitia.manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    found = load_source(iustitia_runs / "plain", tmp_path / "iustitia.json")
+    assert found.dataset.revision == "0123abcd" and found.dataset.manifest == "iustitia.manifest.json"
