@@ -52,3 +52,16 @@ def test_no_schema_is_one_line_before_the_run_is_read(tmp_path, monkeypatch, cap
 def test_an_unknown_relationship_is_refused(tiny_run, tmp_path, capsys):
     assert main(["export", "eee", str(tiny_run), "--out", str(tmp_path / "out"), "--relationship", "friends"]) == 2
     assert "--relationship 'friends': one of third_party, first_party" in capsys.readouterr().err
+
+
+def test_a_log_that_fails_half_way_leaves_no_file(tiny_run, tmp_path, monkeypatch, capsys):
+    def broken(log, location, format):
+        with open(location, "w", encoding="utf-8") as fh:
+            fh.write("half a log")
+        raise OSError("disk full")
+
+    monkeypatch.setattr("inspect_ai.log.write_eval_log", broken)
+    out = tmp_path / "logs" / "run.eval"
+    assert main(["export", "inspect", str(tiny_run), "--out", str(out)]) == 2
+    assert "disk full" in capsys.readouterr().err
+    assert list((tmp_path / "logs").iterdir()) == []
