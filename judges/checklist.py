@@ -179,7 +179,7 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
         return leaves(h)
     rows = [Figure("pass rate", number(h.get("pass_rate")), interval=interval(h.get("pass_wilson95")),
                    interval_name="95% Wilson interval",
-                   meaning=f"verdict pass ÷ graded scenarios ({h.get('graded', 0)} graded)")]
+                   meaning=f"verdict pass ÷ graded scenarios ({h.get('graded', 0)} graded)", better="higher")]
     rows += [Figure(f"verdict {severity}", number(n), "count", meaning=VERDICT_MEANING.get(severity, ""))
              for severity, n in (h.get("verdicts") or {}).items()]
     rows += [Figure("nothing applicable", number(h.get("all_not_applicable")), "count",
@@ -198,7 +198,7 @@ def judge_check_figures(h: Mapping[str, Any]) -> list[Figure]:
     rows = [Figure(f"judge vs {row.get('grader')} disagreement", number(row.get("rate")),
                    interval=interval(row.get("wilson95")), interval_name="95% Wilson interval",
                    meaning=f"expectation {row.get('expectation')}: the judge's status differs from the code's verdict "
-                           f"({row.get('disagree', 0)} of {row.get('compared', 0)} compared)")
+                           f"({row.get('disagree', 0)} of {row.get('compared', 0)} compared)", better="lower")
             for row in h.get("judge_vs_code") or [] if isinstance(row, Mapping)]
     panel = h.get("panel")
     if isinstance(panel, Mapping):
@@ -206,5 +206,5 @@ def judge_check_figures(h: Mapping[str, Any]) -> list[Figure]:
         judges, disagree = len(panel.get("judges") or []), len(panel.get("disagreements") or [])
         rows.append(Figure("panel agreement (Krippendorff's alpha)", alpha, "ratio",
                            meaning=f"{judges} judges over {panel.get('scenarios', 0)} scenarios; "
-                                   f"{disagree} scenarios where they disagree"))
+                                   f"{disagree} scenarios where they disagree", better="higher"))
     return rows

@@ -33,6 +33,7 @@ class Figure:
     interval_name: str | None = None
     meaning: str = ""
     group: str = ""                 # e.g. a language or a citation family
+    better: str = ""                # higher or lower: which way is better ("" for a count, a p-value, a test)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

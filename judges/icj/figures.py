@@ -18,10 +18,11 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
             continue
         counts = f"pooled over targets (TP {c.get('tp', 0)}, FP {c.get('fp', 0)}, FN {c.get('fn', 0)})"
         rows += [Figure("F1", number(c.get("f1")), interval=interval(c.get("f1_bootstrap95")),
-                        interval_name="95% CI, bootstrap over targets", meaning=counts, group=family),
+                        interval_name="95% CI, bootstrap over targets", meaning=counts, group=family, better="higher"),
                  Figure("precision", number(c.get("precision")), meaning="cited items that are in the reference",
-                        group=family),
-                 Figure("recall", number(c.get("recall")), meaning="reference items that were cited", group=family)]
+                        group=family, better="higher"),
+                 Figure("recall", number(c.get("recall")), meaning="reference items that were cited", group=family,
+                        better="higher")]
     rows += [Figure("scored", number(h.get("scored")), "count", meaning="targets with a parsed answer"),
              Figure("partial", number(h.get("partial")), "count", meaning="answers with a missing or bad field")]
     rows += [Figure(key, number(h.get(key)), "count", meaning=meaning) for key, meaning in (

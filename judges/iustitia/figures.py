@@ -40,7 +40,8 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
 def _agreement(h: Mapping[str, Any], group: str, note: str = "") -> list[Figure]:
     """Agreement, coverage and the counts of one track."""
     rows = [Figure(label, number(h.get(key)), interval=interval((h.get("ci") or {}).get(key)),
-                   interval_name="95% CI, bootstrap over judgments", meaning=meaning + note, group=group)
+                   interval_name="95% CI, bootstrap over judgments", meaning=meaning + note, group=group,
+                   better="higher")
             for key, label, meaning in AGREEMENT]
     return rows + [Figure("tasks", number(h.get("tasks")), "count", meaning="questions graded", group=group),
                    Figure("judgments", number(h.get("judgments")), "count", group=group,
@@ -54,10 +55,11 @@ def _calibration(c: Any) -> list[Figure]:
     ci = c.get("ci") or {}
     return [Figure("calibration error (ECE)", number(c.get("ece")), interval=interval(ci.get("ece")),
                    interval_name="95% CI, bootstrap over judgments",
-                   meaning=f"mean |agreement − confidence| over {c.get('binning', 'bins')}, weighted by tasks"),
+                   meaning=f"mean |agreement − confidence| over {c.get('binning', 'bins')}, weighted by tasks",
+                   better="lower"),
             Figure("Brier score", number(c.get("brier")), "ratio", interval=interval(ci.get("brier")),
                    interval_name="95% CI, bootstrap over judgments",
-                   meaning="mean (confidence − correct)²; 0 is perfect, a constant 0.5 scores 0.25"),
+                   meaning="mean (confidence − correct)²; 0 is perfect, a constant 0.5 scores 0.25", better="lower"),
             *_automation((c.get("risk_coverage") or {}).get("automation"))]
 
 
@@ -66,4 +68,4 @@ def _automation(a: Any) -> list[Figure]:
         return []
     return [Figure(f"coverage at {100 * a.get('target', 0):.0f}% agreement", number(a.get("coverage")),
                    meaning=f"tasks answered with confidence ≥ {a.get('threshold', 0):.3g}, where agreement is "
-                           f"{100 * (a.get('agreement') or 0):.1f}% (threshold chosen on this run)")]
+                           f"{100 * (a.get('agreement') or 0):.1f}% (threshold chosen on this run)", better="higher")]

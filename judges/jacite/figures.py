@@ -28,16 +28,16 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
             Figure("invented rate", number(g.get("invented_rate")),
                    interval=interval(g.get("invented_bootstrap95")), interval_name=BOOTSTRAP,
                    meaning=f"cited article mentions that do not exist ({g.get('invented', 0)} of "
-                           f"{g.get('cited', 0)}{extractor})", group=lang),
+                           f"{g.get('cited', 0)}{extractor})", group=lang, better="lower"),
             *([Figure("real but not gold rate", number(g.get("real_not_gold_rate")),
                       interval=interval(g.get("real_not_gold_bootstrap95")), interval_name=BOOTSTRAP,
                       meaning=f"cited mentions of existing articles other than the one asked about "
-                              f"({g.get('real_not_gold', 0)} of {g.get('cited', 0)})", group=lang)]
+                              f"({g.get('real_not_gold', 0)} of {g.get('cited', 0)})", group=lang, better="lower")]
               if "real_not_gold_rate" in g else []),
             Figure("gold article cited", number(g.get("gold_hit_rate")),
                    interval=interval(g.get("gold_hit_wilson95")), interval_name="95% Wilson interval",
                    meaning=f"answers citing the article asked about ({g.get('gold_hit', 0)} of "
-                           f"{g.get('answered', 0)})", group=lang),
+                           f"{g.get('answered', 0)})", group=lang, better="higher"),
         ]
     pair = h.get("ja_vs_en")
     if isinstance(pair, Mapping):

@@ -36,6 +36,9 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "tools": ("auditpacks.runner.cli.tools", "run a pack under a benchmark's tool conditions; their leak audit"),
            "list": ("auditpacks.runner.cli.listing", "benchmarks, and the packs and runs found under a folder")}
 
+#: ``auditpacks export FORMAT``: a run in another tool's format, for any benchmark (beside each benchmark's own).
+EXPORT_FORMATS = {"inspect": "auditpacks.runner.cli.export_inspect", "eee": "auditpacks.runner.cli.export_eee"}
+
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
 
@@ -130,8 +133,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 load=command == "score")
     _add_family(sub, "rescore", "re-score a published benchmark file", _optional(modules("rescore")), _delegate,
                 load=command == "rescore")
-    _add_family(sub, "export", "write a run's results as benchmark predictions", _optional(modules("export")),
-                _export, load=command == "export")
+    _add_family(sub, "export", "write a run's results as benchmark predictions, an Inspect AI log (inspect) or "
+                "Every Eval Ever records (eee)", {**_optional(modules("export")), **EXPORT_FORMATS}, _export,
+                load=command == "export")
     _add_family(sub, "registry", "build a benchmark's registry from its official source",
                 _optional(modules("registry")), _delegate, load=command == "registry")
 
@@ -213,6 +217,8 @@ def _score(args) -> int:
 
 
 def _export(args) -> int:
+    if args.benchmark in EXPORT_FORMATS:
+        return _delegate(args)
     from auditpacks.judges.run_files import check_benchmark
 
     check_benchmark(args.results, args.benchmark)

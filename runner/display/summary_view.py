@@ -70,7 +70,7 @@ def run_figures(record: RunRecord) -> list[Figure]:
         sd = statistics.stdev(values) if len(values) > 1 else None
         spread = "n/a" if sd is None else fmt_value(sd, first.unit)
         general = re.sub(r"\s*\([^()]*\d[^()]*\)$", "", first.meaning)  # round 1's own counts left out
-        out.append(Figure(first.name, mean, first.unit, group=first.group,
+        out.append(Figure(first.name, mean, first.unit, group=first.group, better=first.better,
                           meaning=f"mean of {len(values)} rounds, sample sd {spread}; {general}".rstrip("; ")))
     return out
 

@@ -8,10 +8,12 @@ Generic over benchmarks: any run with a condition in its run record has ``<stem>
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import iter_jsonl
+from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import stem_of, tool_run_names
 
 #: Characters of a tool result the report shows (the trace file keeps the capped whole).
@@ -20,9 +22,14 @@ RESULT_CHARS = 600
 
 def run_traces(run) -> dict[str, dict[str, Any]]:
     """Scenario name → its trace view, for a run under a tool condition (empty for any other run)."""
-    if run.record.condition is None:
+    return {name: trace_view(trace) for name, trace in raw_traces(run.record_path, run.record).items()}
+
+
+def raw_traces(record_path: Path, record: RunRecord) -> dict[str, Mapping[str, Any]]:
+    """Scenario name → its trace as written (every step, results uncut), for a run under a tool condition."""
+    if record.condition is None:
         return {}
-    path = run.record_path.parent / tool_run_names(stem_of(run.record_path))[0]
+    path = record_path.parent / tool_run_names(stem_of(record_path))[0]
     if not path.is_file():
         return {}
     out = {}
@@ -30,7 +37,7 @@ def run_traces(run) -> dict[str, dict[str, Any]]:
         if not isinstance(trace, Mapping) or not isinstance(trace.get("scenario"), str) \
                 or not isinstance(trace.get("steps", []), list):
             raise FormatError(f"{path.name} line {number}: not a trace (scenario and steps)")
-        out[trace["scenario"]] = trace_view(trace)
+        out[trace["scenario"]] = trace
     return out
 
 

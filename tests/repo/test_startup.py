@@ -14,7 +14,9 @@ import sys
 from tests.support.tiny_pack import write_pack
 
 HEAVY = ("simpleaudit", "any_llm", "anthropic", "openai", "ollama", "scipy", "scipy.stats", "datasets", "numpy",
-         "huggingface_hub", "pyarrow", "rich")
+         "huggingface_hub", "pyarrow", "rich", "inspect_ai", "jsonschema")
+#: The optional extras' libraries: imported only by the export that needs them, when it runs.
+EXTRAS = ("inspect_ai", "jsonschema")
 
 PROBE = """
 import json, sys
@@ -45,3 +47,10 @@ def test_check_imports_no_heavy_library(tmp_path):
 
 def test_run_help_imports_no_heavy_library():
     assert imported("run", "--help") == {"code": 0, "heavy": []}
+
+
+def test_export_help_imports_no_extra():
+    """``export --help`` loads every export's arguments, none of the optional extras (inspect, eee)."""
+    for argv in (("export", "--help"), ("export", "inspect", "--help"), ("export", "eee", "--help")):
+        probe = imported(*argv)
+        assert probe["code"] == 0 and not set(EXTRAS) & set(probe["heavy"]), argv

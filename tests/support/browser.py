@@ -1,9 +1,10 @@
-"""Open a local HTML file in headless Chromium (Debian's ``chromium``) through Playwright, offline.
+"""Open a local HTML file in headless Chromium (Debian's ``chromium``) through Playwright, offline, or a page
+a loopback server serves (``http://127.0.0.1:PORT/...``; then the network is on, for that server).
 
     with open_page(path) as page:    # page.console_errors, page.dialogs, page.requests, page.page
         page.page.screenshot(path=...)
 
-Network requests other than the file itself are recorded (a self-contained page makes none).
+Network requests other than the page itself are recorded (a self-contained page makes none).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 #: --headless and --user-data-dir=<tmp> are added by Playwright (headless=True, the profile folder).
+LOOPBACK = "http://127.0.0.1:"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
 
@@ -45,14 +47,15 @@ class OpenedPage:
 
 
 @contextlib.contextmanager
-def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[OpenedPage]:
+def open_page(path: Path | str, *, width: int = 1280, height: int = 900) -> Iterator[OpenedPage]:
     from playwright.sync_api import sync_playwright
 
-    url = Path(path).resolve().as_uri()
+    served = isinstance(path, str) and path.startswith(LOOPBACK)
+    url = path if served else Path(path).resolve().as_uri()
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": width, "height": height}, offline=True)
+            viewport={"width": width, "height": height}, offline=not served)
         try:
             page = context.new_page()
             opened = OpenedPage(page)
@@ -60,7 +63,7 @@ def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[O
             page.on("pageerror", lambda exc: opened.console_errors.append(str(exc)))
             page.on("dialog", lambda d: (opened.dialogs.append(d.message), d.dismiss()))
             page.on("request", lambda r: opened.requests.append(r.url) if r.url != url else None)
-            page.goto(url, wait_until="load")
+            page.goto(url, wait_until="networkidle" if served else "load")
             yield opened
         finally:
             context.close()

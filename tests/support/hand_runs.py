@@ -48,3 +48,15 @@ def write_run(folder: Path, model: str, pack: Path, judge: str, results: list[di
     path = folder / f"{model}.run.json"
     path.write_text(json.dumps(record), encoding="utf-8")
     return path
+
+
+def tiny_choice_run(folder: Path) -> Path:
+    """A choice_match run of a 4-scenario tiny pack no benchmark built (``folder/tiny.json``): 2 correct, 1 wrong,
+    1 ERROR; its run record's path."""
+    from tests.support.tiny_pack import write_pack
+
+    pack = write_pack(folder / "tiny.json", 4)
+    scenarios = json.loads(pack.read_text(encoding="utf-8"))
+    results = [choice_result(s, s["decision"]["accepted"][0]) for s in scenarios[:2]]
+    results += [choice_result(scenarios[2], "nonsense"), error_result(scenarios[3])]
+    return write_run(folder / "run", "m", pack, "choice_match", results)
