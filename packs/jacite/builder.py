@@ -132,7 +132,7 @@ def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterato
 
 def build(args: argparse.Namespace) -> Path:
     book = section(BENCHMARK)
-    source = resolve_source(args.source, allow_patterns=["*.json"]) if args.source else None
+    source = resolve_source(args.source, allow_patterns=["*.json", "*.jsonl", "*.parquet"]) if args.source else None
     english = {law["law_id"]: law["en"] for law in book["laws"]}
     registry, questions, entries, registry_path = jacite_source.load(source, english)
     generated = questions is None
@@ -152,7 +152,7 @@ def build(args: argparse.Namespace) -> Path:
         "smoke": smoke_names(scenarios),
         "run": dict(book["run"]),
         "questions": "generated (seed %d, %d per language)" % (book["seed"], book["per_language"])
-        if generated else "questions.json",
+        if generated else ", ".join(e["name"] for e in entries[1:]),
     }
     filters = {"language": args.language, "limit": args.limit}
     with PackWriter(args.out, builder=BENCHMARK, sources=entries, filters=filters, extra=extra) as writer:

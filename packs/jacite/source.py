@@ -1,9 +1,12 @@
-"""jacite-bench sources: the dataset's registry.json and questions.json, or the bundled 民法 registry.
+"""jacite-bench sources: the dataset's registry.json and questions, or the bundled 民法 registry.
 
 The dataset (``raihan-js/jacite-bench``) holds ``registry.json`` (laws → article titles and
 captions, from the e-Gov Law API v2), ``questions.json`` and ``benchmark.json``: at the top of
 an ``hf download`` copy, under ``data/`` (``data/results/benchmark.json``) in a clone of the
-benchmark's GitHub repository. Which file is used is decided by its content. Without it,
+benchmark's GitHub repository. Which registry file is used is decided by its content. The
+questions may also be JSON Lines or parquet (``questions.jsonl``, ``questions/*.parquet``, ...;
+:func:`auditpacks.packs.tables.table_files`), read whole; one that cannot be read stops the build
+(it never falls back to questions made from the registry). Without a registry file,
 the bundled ``packs/data/minpo.json`` (民法 from e-Gov, 2024) is turned into a registry of
 the same shape: one entry per article title, deleted ranges collapsed back into one heading.
 """
@@ -19,6 +22,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import Source
+from auditpacks.packs.tables import LocalTable, table_files
 
 BUNDLED_REGISTRY = "minpo.json"
 #: What a question must carry: its text and its gold article (``gold_article``, else read from ``article``).
@@ -26,8 +30,7 @@ BUNDLED_REGISTRY = "minpo.json"
 #: registry's only law; the language defaults to the script of the question; the id to its position.
 QUESTION_FIELDS = ("question",)
 #: Where each file lies: the HF dataset's layout first, then a clone of the GitHub repository.
-PLACES = {"registry.json": ("registry.json", "data/registry.json"),
-          "questions.json": ("questions.json", "data/questions.json")}
+PLACES = {"registry.json": ("registry.json", "data/registry.json")}
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -132,10 +135,15 @@ def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[
     registry = validate_registry(data, registry_path.name)
     entries = [source_entry(registry_path, name=_relative(source, registry_path), origin=source.origin)]
     questions = None
-    if any(source.file(place).is_file() for place in PLACES["questions.json"]):
-        questions_path, data = locate(source, "questions.json", lambda d: isinstance(d, list))
-        questions = validate_questions(data, questions_path.name, registry, english)
-        entries.append(source_entry(questions_path, name=_relative(source, questions_path), origin=source.origin))
+    files = table_files(source.root, "questions")
+    if files:
+        label = _relative(source, files[0]) if len(files) == 1 else f"questions ({len(files)} files)"
+        data = list(LocalTable(files, label, root=source.root).rows())
+        if not data:
+            raise PackError(f"{label}: read 0 questions (an empty table); remove it to use questions made "
+                            "from the registry")
+        questions = validate_questions(data, label, registry, english)
+        entries += [source_entry(p, name=_relative(source, p), origin=source.origin) for p in files]
     return registry, questions, entries, registry_path
 
 
