@@ -1,0 +1,73 @@
+"""Copies of the ICJ graph laid out as other dataset tools write them: every table read whole."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auditpacks.packs.icj.graph.reader import read_graph
+from tests.support.paths import FIXTURES
+
+GRAPH = FIXTURES / "icj" / "graph"
+COUNTS = json.loads((GRAPH / "manifest.json").read_text(encoding="utf-8"))["counts"]
+
+
+def _copy(tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(GRAPH, target)
+    return target
+
+
+def _passages(copy):
+    folder = copy / "data" / "passages"
+    table = pa.concat_tables([pq.read_table(p) for p in sorted(folder.glob("*.parquet"))])
+    shutil.rmtree(folder)
+    folder.mkdir()
+    return folder, table
+
+
+@pytest.mark.parametrize("names", [
+    ["part-00000.parquet", "part-00001.parquet"],                                   # pyarrow / plain parts
+    ["part-00000-1b2c3d4e-5f60-4718-9a0b-c1d2e3f40516-c000.snappy.parquet",         # Spark
+     "part-00001-1b2c3d4e-5f60-4718-9a0b-c1d2e3f40516-c000.snappy.parquet"],
+    ["part.0.parquet", "part.1.parquet", "part.2.parquet"],                         # dask
+    ["00000000.parquet", "00000001.parquet"],
+    ["lang=en/part-0.parquet", "lang=fr/part-0.parquet"],                           # hive partitions
+])
+def test_part_files_of_one_table_are_read_as_one_table(tmp_path, names):
+    copy = _copy(tmp_path)
+    folder, table = _passages(copy)
+    size = -(-table.num_rows // len(names))
+    for i, name in enumerate(names):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table.slice(i * size, size), folder / name)
+    graph = read_graph(copy)
+    assert graph.found["passages"] == "data/passages"
+    assert graph.tables["passages"].num_rows == COUNTS["passages"] == 63
+
+
+def test_a_date_column_under_another_name_is_found_by_its_type(tmp_path):
+    copy = _copy(tmp_path)
+    path = copy / "data" / "resolutions.parquet"
+    table = pq.read_table(path)
+    assert "adoption_date" in table.column_names and table.schema.field("adoption_date").type == pa.timestamp("us")
+    pq.write_table(table.rename_columns([c.replace("adoption_date", "adopted_on") for c in table.column_names]), path)
+    graph = read_graph(copy)
+    assert graph.tables["resolutions"].num_rows == COUNTS["resolutions"] == 11
+    assert {r["symbol"]: r["date"] for r in graph.rows("resolutions")}["A/RES/2625(XXV)"] == "1970-10-24"
+
+
+def test_the_mapping_can_name_a_folder_of_files_named_anyhow(tmp_path):
+    copy = _copy(tmp_path)
+    folder, table = _passages(copy)
+    pq.write_table(table.slice(0, 30), folder / "first-half.parquet")
+    pq.write_table(table.slice(30), folder / "second-half.parquet")
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text("tables:\n  passages: data/passages/\n", encoding="utf-8")
+    graph = read_graph(copy, mapping)
+    assert graph.found["passages"] == "data/passages"
+    assert graph.tables["passages"].num_rows == 63
