@@ -42,7 +42,7 @@ def setup(args, pack) -> ToolSetup:
     known = conditions(args.protocol, parse_aliases(args.tool_alias))
     if args.condition not in known:
         raise UserError(f"--condition {args.condition!r}: not one of {', '.join(known)}")
-    graph = read_graph(args.graph, args.mapping)
+    graph = read_graph(args.graph, args.mapping, allow_partial=getattr(args, "allow_partial", False))
     tools = known[args.condition]
     cache = args.cache or default_cache()
     pass_f1 = float(((pack.manifest or {}).get("grading") or {}).get("pass_f1", DEFAULT_PASS_F1))
@@ -67,7 +67,7 @@ def setup(args, pack) -> ToolSetup:
                           cutoff_policy=CUTOFF_POLICY if tools else None)
     return ToolSetup(condition, toolbox_for, lambda s, r: citation_verdict(s, r, pass_f1=pass_f1), judge="citations",
                      system=SYSTEM if tools else None, final_nudge=FINAL_NUDGE,
-                     info={"graph_source_hash": graph.source_hash})
+                     info={"graph_source_hash": graph.source_hash, "graph_read_report": graph.report})
 
 
 def _check_semantic(args, graph) -> None:

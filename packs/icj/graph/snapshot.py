@@ -59,6 +59,7 @@ def _build(graph: Graph, cutoff: str, folder: Path) -> None:
     info = {"cutoff": cutoff, "source_hash": graph.source_hash,
             "counts": {r: t.num_rows for r, t in cut.tables.items()},
             "lexical": {"method": "bm25", "library": "bm25s", "passages": passages},
+            "read_report": graph.report,
             "build_seconds": round(time.perf_counter() - started, 3)}
     (folder / INFO).write_text(json.dumps(info, indent=2, sort_keys=True), encoding="utf-8")
 

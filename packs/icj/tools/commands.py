@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser, action: str) -> None:
     """The flags of ``action`` (``run`` or one of :data:`ACTIONS`)."""
     parser.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
     parser.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="read on when the copy holds other counts than it declares, a table read as empty, "
+                             "or a table left out that fits a role (each a recorded warning; by default refused)")
     if action == "describe":
         return
     parser.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
@@ -62,12 +65,13 @@ def main(args) -> int:
     """Run ``args.action`` (one of :data:`ACTIONS`); its exit code."""
     from auditpacks.packs.icj.graph.reader import read_graph
 
-    graph = read_graph(args.graph, args.mapping)
+    graph = read_graph(args.graph, args.mapping, allow_partial=args.allow_partial)
     if args.action == "describe":
         counts = {role: table.num_rows for role, table in graph.tables.items()}
         listed = graph.manifest.get("counts", {}) if isinstance(graph.manifest.get("counts"), dict) else {}
         print(json.dumps({"tables": graph.found, "rows": counts, "manifest_counts": listed,
-                          "source_hash": graph.source_hash}, indent=2, sort_keys=True))
+                          "read_report": graph.report, "source_hash": graph.source_hash},
+                         indent=2, sort_keys=True))
         return 0
     cutoffs = _cutoffs(args)
     if args.action == "snapshot":

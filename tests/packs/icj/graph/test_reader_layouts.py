@@ -71,3 +71,70 @@ def test_the_mapping_can_name_a_folder_of_files_named_anyhow(tmp_path):
     graph = read_graph(copy, mapping)
     assert graph.found["passages"] == "data/passages"
     assert graph.tables["passages"].num_rows == 63
+
+
+def test_a_left_out_part_that_fits_a_role_is_an_error_unless_partial(tmp_path):
+    from auditpacks.core.errors import FormatError
+
+    copy = _copy(tmp_path)
+    folder, table = _passages(copy)
+    pq.write_table(table.slice(0, 30), folder / "first-half.parquet")
+    pq.write_table(table.slice(30), folder / "second-half.parquet")
+    with pytest.raises(FormatError) as err:
+        read_graph(copy)
+    line = str(err.value)
+    assert "\n" not in line and "--allow-partial" in line
+    # by hand: one half read as passages (30 or 33 rows), the manifest says 63; the other half left out
+    assert line.startswith("data/passages/") and "manifest.json declares 63 for passages" in line
+    graph = read_graph(copy, allow_partial=True)
+    warnings = graph.report["warnings"]
+    assert len(warnings) == 2
+    assert any("skipped (fits passages" in w and "looks like data" in w for w in warnings)
+    passages = next(t for t in graph.report["tables"] if t["table"].startswith("data/passages"))
+    assert passages["declared"] == 63 and passages["declared_by"] == "manifest.json" and passages["rows"] in (30, 33)
+
+
+def test_rows_unlike_the_copys_manifest_name_the_file_and_both_counts(tmp_path):
+    from auditpacks.core.errors import FormatError
+
+    copy = _copy(tmp_path)
+    path = copy / "data" / "resolutions.parquet"
+    pq.write_table(pq.read_table(path).slice(1), path)
+    with pytest.raises(FormatError) as err:
+        read_graph(copy)
+    assert str(err.value) == ("data/resolutions.parquet: read 10 rows, manifest.json declares 11 for resolutions; "
+                              "--allow-partial reads on and records it")
+
+
+def test_a_declared_table_no_role_takes_is_an_error_naming_it(tmp_path):
+    from auditpacks.core.errors import FormatError
+
+    copy = _copy(tmp_path)
+    path = copy / "data" / "resolutions.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.rename_columns(["un_code" if c == "resolution_symbol" else c for c in table.column_names]),
+                   path)
+    with pytest.raises(FormatError) as err:
+        read_graph(copy)
+    assert str(err.value).startswith("manifest.json declares resolutions (11 rows), and it was not read: skipped "
+                                     "data/resolutions.parquet (no role fits its columns)")
+
+
+def test_a_table_read_as_empty_is_an_error(tmp_path):
+    from auditpacks.core.errors import FormatError
+
+    copy = _copy(tmp_path)
+    path = copy / "data" / "instruments.parquet"
+    pq.write_table(pq.read_table(path).slice(0, 0), path)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["counts"]["instruments"] = 0
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(FormatError, match=r"^data/instruments\.parquet: read as empty \(0 rows\)"):
+        read_graph(copy)
+
+
+def test_the_fixture_reads_every_table_as_its_manifest_declares():
+    graph = read_graph(GRAPH)
+    assert graph.report["warnings"] == [] and graph.report["skipped"] == []
+    assert {t["table"].split("/")[-1]: (t["rows"], t["declared"]) for t in graph.report["tables"]} == \
+        {name: (n, n) for name, n in COUNTS.items()}

@@ -17,6 +17,29 @@ def test_describe_prints_the_found_tables_and_counts(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["tables"]["judge_links"] == "bench" and out["rows"]["passages"] == 63
     assert out["manifest_counts"]["passages"] == 63
+    passages = next(t for t in out["read_report"]["tables"] if t["table"] == "data/passages")
+    assert (passages["rows"], passages["declared"], passages["declared_by"]) == (63, 63, "manifest.json")
+    assert out["read_report"]["warnings"] == [] and out["read_report"]["skipped"] == []
+
+
+def test_describe_and_snapshot_refuse_a_partial_read_unless_allowed(tmp_path, capsys):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    copy = tmp_path / "copy"
+    shutil.copytree(GRAPH, copy)
+    path = copy / "data" / "resolutions.parquet"
+    pq.write_table(pq.read_table(path).slice(2), path)
+    assert main(["tools", "icj", "describe", "--graph", str(copy)]) == 2
+    assert "data/resolutions.parquet: read 9 rows, manifest.json declares 11" in capsys.readouterr().err
+    assert main(["tools", "icj", "describe", "--graph", str(copy), "--allow-partial"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["read_report"]["warnings"][0].startswith("data/resolutions.parquet: read 9 rows")
+    assert main(["tools", "icj", "snapshot", "--graph", str(copy), "--cutoff", "1990-01-01", "--cache",
+                 str(tmp_path / "cache"), "--allow-partial"]) == 0
+    info = json.loads(next((tmp_path / "cache").glob("1990-01-01_*/snapshot.json")).read_text())
+    assert info["read_report"]["warnings"][0].startswith("data/resolutions.parquet: read 9 rows")
 
 
 def test_snapshot_builds_one_folder_per_target_date(tmp_path, capsys):
