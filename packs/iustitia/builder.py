@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-fewer", action="store_true",
                         help="accept fewer scenarios than --limit or the smoke set asks for "
                              "(noted; by default refused)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="build on when the copy holds other row counts than it declares, a configuration "
+                             "read as empty or a data file left out (each a warning in the manifest)")
     parser.add_argument("--compare-to", type=Path, metavar="FILE",
                         help="published pack (simpleaudit/iustitia_marigonae.json): report every differing field")
 
@@ -67,6 +70,7 @@ def build(args: argparse.Namespace) -> Path:
     smoke_missing += [f"smoke task {t}: not an eligible task of this track" for t in smoke_ids if t not in by_id]
     comparison = Comparison(args.compare_to) if args.compare_to else None
     src.documents, src.units, src.questions  # read the optional tables now, so the manifest lists them
+    report = src.read_report(getattr(args, "allow_partial", False))
     writer = PackWriter(
         out=args.out, builder="iustitia",
         sources=src.manifest_sources(extra=smoke_paths),
@@ -74,7 +78,7 @@ def build(args: argparse.Namespace) -> Path:
                  "smoke": bool(args.smoke), "per_question": args.per_question, "seed": args.seed,
                  "limit": args.limit},
         extra={"dataset": cb["dataset"], "grading": {"judge": "choice_match"}, "smoke": smoke_names,
-               **({"smoke_missing": smoke_missing} if smoke_missing else {}),
+               **({"smoke_missing": smoke_missing} if smoke_missing else {}), "read_report": report,
                "track": args.track, "seed": args.seed},
     )
     with writer:
