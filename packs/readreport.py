@@ -30,6 +30,13 @@ DATA_SUFFIXES = (".parquet", ".jsonl", ".arrow", ".csv", ".tsv")
 _COUNT_KEYS = ("rows", "num_rows", "num_examples", "count", "records")
 
 
+def add_allow_partial(parser) -> None:
+    """The ``--allow-partial`` flag every reader's command takes."""
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="read on when the copy holds other row counts than it declares, a table read as "
+                             "empty or a data file left out (each a warning, recorded; by default refused)")
+
+
 @dataclass(frozen=True)
 class Declared:
     rows: int

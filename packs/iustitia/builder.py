@@ -19,6 +19,7 @@ from auditpacks.packs.codebook import section
 from auditpacks.packs.iustitia.smoke import smoke_ids as find_smoke_ids
 from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source
 from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.readreport import add_allow_partial
 from auditpacks.packs.sampling import check_count, per_group
 from auditpacks.packs.scenario import make_scenario
 
@@ -39,9 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-fewer", action="store_true",
                         help="accept fewer scenarios than --limit or the smoke set asks for "
                              "(noted; by default refused)")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="build on when the copy holds other row counts than it declares, a configuration "
-                             "read as empty or a data file left out (each a warning in the manifest)")
+    add_allow_partial(parser)
     parser.add_argument("--compare-to", type=Path, metavar="FILE",
                         help="published pack (simpleaudit/iustitia_marigonae.json): report every differing field")
 

@@ -22,6 +22,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import Source
+from auditpacks.packs.readreport import ReadReport, data_files
 from auditpacks.packs.tables import LocalTable, table_files
 
 BUNDLED_REGISTRY = "minpo.json"
@@ -122,8 +123,11 @@ def _list_field(obj: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
-    """(registry, questions or None, manifest source entries, registry path) for a source or the bundle."""
+def load(source: Source | None, english: dict[str, str] | None = None, report: ReadReport | None = None,
+         ) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
+    """(registry, questions or None, manifest source entries, registry path) for a source or the bundle;
+    ``report``: what was read (articles of the registry, questions) and every questions or registry file
+    left out, recorded for :mod:`auditpacks.packs.readreport`."""
     if source is None:
         path = bundled_registry_path()
         data = read_json(path)
@@ -134,6 +138,11 @@ def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[
     registry_path, data = locate(source, "registry.json", _is_registry)
     registry = validate_registry(data, registry_path.name)
     entries = [source_entry(registry_path, name=_relative(source, registry_path), origin=source.origin)]
+    if report is not None:
+        report.table("registry", [registry_path], sum(len(law["articles"]) for law in registry["laws"]))
+        for place in PLACES["registry.json"]:
+            if source.file(place).is_file() and source.file(place) != registry_path:
+                report.skip(source.file(place), f"{_relative(source, registry_path)} was read instead", data=False)
     questions = None
     files = table_files(source.root, "questions")
     if files:
@@ -144,6 +153,11 @@ def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[
                             "from the registry")
         questions = validate_questions(data, label, registry, english)
         entries += [source_entry(p, name=_relative(source, p), origin=source.origin) for p in files]
+        if report is not None:
+            report.table("questions", files, len(data))
+    if report is not None:
+        report.skip_unread([p for p in data_files(source.root) if "question" in p.name or "registry" in p.name],
+                           "not the questions table read")
     return registry, questions, entries, registry_path
 
 

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from auditpacks.core.errors import UserError
+from auditpacks.packs.readreport import add_allow_partial
 
 #: The commands besides ``run``: name → what it does.
 ACTIONS = {"describe": "which table of the graph copy is which, with row counts",
@@ -29,9 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser, action: str) -> None:
     """The flags of ``action`` (``run`` or one of :data:`ACTIONS`)."""
     parser.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
     parser.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="read on when the copy holds other counts than it declares, a table read as empty, "
-                             "or a table left out that fits a role (each a recorded warning; by default refused)")
+    add_allow_partial(parser)
     if action == "describe":
         return
     parser.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "

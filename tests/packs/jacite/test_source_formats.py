@@ -67,3 +67,33 @@ def test_a_questions_file_that_cannot_be_read_is_an_error_never_a_fallback(tmp_p
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and name.split("/")[-1] in err
     assert not out.exists()
+
+
+def test_questions_are_reconciled_with_the_copys_declared_count(tmp_path, capsys):
+    root = _copy(tmp_path)
+    _to_json(root, "questions.jsonl")
+    n = len(QUESTIONS)
+    (root / "README.md").write_text("---\ndataset_info:\n- config_name: questions\n  splits:\n  - name: train\n"
+                                    f"    num_examples: {n + 1}\n---\n", encoding="utf-8")
+    out = tmp_path / "pack.json"
+    capsys.readouterr()  # datasets' progress bars
+    assert main(["build", "jacite", "--source", str(root), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == (f"auditpacks: error: questions.jsonl: read {n} rows, README.md "
+                                               f"dataset_info declares {n + 1} for questions; --allow-partial reads "
+                                               "on and records it")
+    assert not out.exists()
+    assert main(["build", "jacite", "--source", str(root), "--out", str(out), "--allow-partial"]) == 0
+    report = load_pack(out).manifest["read_report"]
+    assert report["tables"][1] == {"table": "questions", "files": ["questions.jsonl"], "rows": n,
+                                   "declared": n + 1, "declared_by": "README.md dataset_info"}
+    assert len(report["warnings"]) == 1
+
+
+def test_a_second_questions_file_left_out_is_an_error(tmp_path, capsys):
+    root = _copy(tmp_path)
+    _to_json(root, "questions.jsonl")
+    (root / "extra").mkdir()
+    _to_json(root, "extra/more_questions.jsonl")
+    assert main(["build", "jacite", "--source", str(root), "--out", str(tmp_path / "p.json")]) == 2
+    assert "extra/more_questions.jsonl: skipped (not the questions table read), and it looks like data" in \
+        capsys.readouterr().err
