@@ -161,6 +161,7 @@ class ReadReport:
     tables: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)  # other problems a reader found in what it read
 
     def _rel(self, path: Path | str) -> str:
         path = Path(path)
@@ -189,7 +190,7 @@ class ReadReport:
 
     def problems(self) -> list[str]:
         declared = declared_counts(self.root, self.split)
-        problems, matched = [], set()
+        problems, matched = list(self.findings), set()
         for t in self.tables:
             label = t["files"][0] if len(t["files"]) == 1 else f"{t['table']} ({len(t['files'])} files)"
             key = next((k for n in t["names"] for k in (n, _last(n)) if k in declared), None)

@@ -117,12 +117,34 @@ def _hash(found: dict[str, Found], mapping_file: Path | None) -> str:
     return digest.hexdigest()
 
 
+#: role → (its id, its date): a record listed twice must carry one date
+DATED = {"documents": ("document_id", "date"), "resolutions": ("symbol", "date"),
+         "instruments": ("instrument_id", "date"), "judges": ("judge_id", "term_start")}
+
+
+def _conflicts(name: str, table: pa.Table, key: str, column: str) -> list[str]:
+    """One line when some id of ``table`` is listed with different dates (naming the first ids)."""
+    days: dict[str, set] = {}
+    for value, day in zip(table[key].to_pylist(), table[column].to_pylist()):
+        if value is not None:
+            days.setdefault(value, set()).add(day)
+    clash = sorted(v for v, d in days.items() if len(d) > 1)
+    if not clash:
+        return []
+    shown = "; ".join(f"{v}: {', '.join(sorted(str(d) for d in days[v]))}" for v in clash[:3])
+    return [f"{name}: {len(clash)} {key} listed with conflicting {column}s ({shown}"
+            f"{'; ...' if len(clash) > 3 else ''}); each is cut by its latest date"]
+
+
 def _report(root: Path, tables, found: dict[str, Found], read: dict[str, pa.Table], mapping: Mapping,
             allow_partial: bool) -> dict[str, Any]:
     """Rows read per table beside the copy's declared counts; tables left out (fitting a role: an error)."""
     report = ReadReport(root)
     for role, item in found.items():
         report.table(item.table.name, item.table.files, read[role].num_rows, declared_as=(role,))
+    for role, (key, column) in DATED.items():
+        if role in found:
+            report.findings += _conflicts(found[role].table.name, read[role], key, column)
     used = {f for item in found.values() for f in item.table.files}
     for table in tables:
         if used.isdisjoint(table.files):

@@ -138,3 +138,35 @@ def test_the_fixture_reads_every_table_as_its_manifest_declares():
     assert graph.report["warnings"] == [] and graph.report["skipped"] == []
     assert {t["table"].split("/")[-1]: (t["rows"], t["declared"]) for t in graph.report["tables"]} == \
         {name: (n, n) for name, n in COUNTS.items()}
+
+
+def _duplicate_earlier(copy, document_id, earlier):
+    path = copy / "data" / "documents.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    date_column = "decision_date"
+    twin = next(r for r in rows if r["doc_id"] == document_id)
+    pq.write_table(pa.Table.from_pylist(rows + [{**twin, date_column: earlier}], schema=table.schema), path)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["counts"]["documents"] += 1
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_document_listed_twice_with_two_dates_is_refused_naming_it(tmp_path):
+    from auditpacks.core.errors import FormatError
+    from auditpacks.packs.icj.graph.cutoff import cut
+    from tests.support.icj_graph import NICARAGUA_MERITS
+
+    copy = _copy(tmp_path)
+    _duplicate_earlier(copy, NICARAGUA_MERITS, "1950-01-01")
+    with pytest.raises(FormatError) as err:
+        read_graph(copy)
+    assert str(err.value).startswith(f"documents: 1 document_id listed with conflicting dates ({NICARAGUA_MERITS}: "
+                                     "1950-01-01, 1986-06-27); each is cut by its latest date")
+    graph = read_graph(copy, allow_partial=True)
+    for cutoff in ("1960-01-01", "1986-06-27"):  # after the earlier row, and the day of the real one
+        kept = cut(graph, cutoff).tables["documents"]["document_id"].to_pylist()
+        assert NICARAGUA_MERITS not in kept
+    later = cut(graph, "1986-06-28").tables["documents"]
+    assert later["document_id"].to_pylist().count(NICARAGUA_MERITS) == 1
+    assert dict(zip(later["document_id"].to_pylist(), later["date"].to_pylist()))[NICARAGUA_MERITS] == "1986-06-27"
