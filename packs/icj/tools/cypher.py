@@ -74,7 +74,7 @@ def schema_text() -> dict[str, Any]:
     return {"nodes": {name: {"key": key} for name, (_, key) in NODES.items()},
             "relationships": {name: {"from": src, "to": dst} for name, (_, _, src, _, dst) in RELS.items()},
             "notes": ["Case is a reserved word: write it `Case` in backticks.",
-                      "Dates are DATE values: compare with date('1950-01-31').",
+                      "Dates are DATE values: compare with date('YYYY-MM-DD').",
                       "Provision keys look like statute:article_36; resolution symbols like A/RES/2625(XXV).",
                       f"Results are capped at {ROW_CAP} rows; queries stop after {TIMEOUT_MS // 1000} s.",
                       "Passages are not in the graph: use the passage search tool."]}

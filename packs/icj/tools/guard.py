@@ -1,17 +1,22 @@
 """The run-time leak guard: every tool result is checked against the cutoff before a model sees it.
 
 It is a second check, independent of the filter in ``graph.cutoff``: it knows, from the full graph,
-which identifiers date from the cutoff or later (``later_identifiers``, plain date comparisons), and
-refuses a result that holds one of them, or a date (a date-typed value, a value that is exactly an
-ISO date, or any value under a date-named key) on or after the cutoff. A refused result is an error
-for the tool call; the model never sees its content.
+which identifiers date from the cutoff or later (``later_identifiers``, plain date comparisons) and
+every other value that only the material left out holds (``withheld_values``: titles, names,
+provision keys, passage texts..., any text of the full graph that the cut graph does not hold; long
+texts by their sha256), and refuses a result that holds one of them, or a date (a date-typed value,
+a value that is exactly an ISO date, or any value under a date-named key) on or after the cutoff. A
+refused result is an error for the tool call; the model never sees its content.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date, datetime
 from typing import Any, Iterable
+
+import pyarrow as pa
 
 from auditpacks.core.errors import UserError
 from auditpacks.packs.icj.graph.reader import Graph
@@ -38,6 +43,28 @@ def later_identifiers(graph: Graph, cutoff: str) -> set[str]:
     judges = [(j, s) for j, s in zip(t["judges"]["judge_id"].to_pylist(), t["judges"]["term_start"].to_pylist())
               if s is not None]
     return later | _later(judges, cutoff)
+
+
+#: texts longer than this are withheld (and looked up) by their sha256
+LONG = 96
+
+
+def digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _texts(graph: Graph) -> set[str]:
+    out: set[str] = set()
+    for table in graph.tables.values():
+        for name in table.column_names:
+            if pa.types.is_string(table.schema.field(name).type) or pa.types.is_large_string(table.schema.field(name).type):
+                out.update(v for v in table[name].to_pylist() if v)
+    return out
+
+
+def withheld_values(graph: Graph, cut: Graph) -> set[str]:
+    """Every text value of the full graph that the cut graph does not hold (long ones as their sha256)."""
+    return {digest(v) if len(v) > LONG else v for v in _texts(graph) - _texts(cut)}
 
 
 def _date_of(value: Any) -> str | None:
@@ -71,8 +98,9 @@ class Guard:
             day = iso_date(value)
         if day is not None and day >= self.cutoff:
             yield f"{where} is dated {day}, not before the cutoff {self.cutoff}"
-        elif isinstance(value, str) and value in self.withheld:
-            yield f"{where} names {value!r}, which dates from the cutoff {self.cutoff} or later"
+        elif isinstance(value, str) and (value if len(value) <= LONG else digest(value)) in self.withheld:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            yield f"{where} holds {shown!r}, which only material of the cutoff {self.cutoff} or later holds"
 
     def check(self, result: Any) -> Any:
         """``result`` unchanged when it is clean; else :class:`LeakError`."""
