@@ -32,6 +32,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditpacks.packs.icj.graph.graphdb import one_per_key
 from auditpacks.packs.icj.graph.reader import Graph
 
 
@@ -49,13 +50,6 @@ def _in(table: pa.Table, column: str, values) -> pa.Array:
     return pc.fill_null(pc.is_in(table[column], value_set=known), False)
 
 
-def _unique(table: pa.Table, key: str) -> pa.Table:
-    """The first row of each key (a copy may repeat an id; the database needs it once)."""
-    seen, keep = set(), []
-    for value in table[key].to_pylist():
-        keep.append(value is not None and value not in seen)
-        seen.add(value)
-    return table.filter(pa.array(keep, pa.bool_()))
 
 
 #: sorts after every ISO date: an undated row of a dated record makes it later than any cutoff
@@ -94,11 +88,11 @@ def cut(graph: Graph, cutoff: str) -> Graph:
     doc_ids = set(docs["document_id"].to_pylist())
     cites = _keep(t["document_case_links"], _in(t["document_case_links"], "document_id", doc_ids))
     case_ids = set(docs["case_id"].to_pylist()) | set(cites["cited_case_id"].to_pylist())
-    cases = _unique(_keep(t["cases"], _in(t["cases"], "case_id", case_ids)), "case_id")
+    cases = one_per_key(_keep(t["cases"], _in(t["cases"], "case_id", case_ids)), "case_id")
     cites = _keep(cites, _in(cites, "cited_case_id", set(cases["case_id"].to_pylist())))
 
     instruments = _dated_before(t["instruments"], "instrument_id", "date", cutoff, undated=True)
-    provisions = _unique(_keep(t["provisions"], _in(t["provisions"], "instrument_id",
+    provisions = one_per_key(_keep(t["provisions"], _in(t["provisions"], "instrument_id",
                                                     set(instruments["instrument_id"].to_pylist()))), "provision_key")
     resolutions = _dated_before(t["resolutions"], "symbol", "date", cutoff)
     symbols = set(resolutions["symbol"].to_pylist())

@@ -55,7 +55,7 @@ def _build(graph: Graph, cutoff: str, folder: Path) -> None:
     build_database(cut, folder / DATABASE, folder / "staging")
     shutil.rmtree(folder / "staging")
     passages = build_index(cut, folder / LEXICAL)
-    withheld = later_identifiers(graph, cutoff) | withheld_values(graph, cut)
+    withheld = later_identifiers(graph, cutoff) | withheld_values(graph, cutoff)
     (folder / WITHHELD).write_text(json.dumps(sorted(withheld)), encoding="utf-8")
     info = {"cutoff": cutoff, "source_hash": graph.source_hash,
             "counts": {r: t.num_rows for r, t in cut.tables.items()},

@@ -1,7 +1,8 @@
 """The ICJ Citation Graph's tool commands: ``describe``, ``snapshot`` and ``leak-audit``, and the flags every
 tool command takes (the graph copy, its mapping, the snapshot cache, the protocol's conditions).
 
-``leak-audit`` exits 1 when any tool returned a canary or something dated on or after a cutoff.
+``leak-audit`` exits 1 when any tool returned a marker of material dated on or after a cutoff, or
+anything else dated on or after it (see ``audit``).
 See docs/icj-tools.md.
 """
 
@@ -16,9 +17,9 @@ from auditpacks.core.errors import UserError
 from auditpacks.packs.readreport import add_allow_partial
 
 #: The commands besides ``run``: name → what it does.
-ACTIONS = {"describe": "which table of the graph copy is which, with row counts",
+ACTIONS = {"describe": "which table of the graph copy is which, with row counts and the read report",
            "snapshot": "build the per-cutoff snapshots (cached)",
-           "leak-audit": "plant canaries after each cutoff and fire generated calls at every tool"}
+           "leak-audit": "plant dated markers on and after each cutoff and fire generated calls at every tool"}
 
 
 def default_cache() -> Path:
@@ -98,6 +99,10 @@ def _leak_audit(args, graph, cutoffs: list[str]) -> int:
         verdict = "passed" if report.passed else f"FAILED: {len(report.leaks)} leaking calls"
         print(f"leak audit {verdict} ({len(cutoffs)} cutoffs, {len(tools)} tools, {report.calls} calls; "
               f"{report.withheld_clean} clean results the guard would withhold)")
+        seen = summary["found"]
+        print(f"  planted {len(summary['planted'])} dated marker sets; seen {len(seen)} times at a cutoff "
+              f"({sum(not f['leak'] for f in seen)} of earlier material, allowed; {sum(f['leak'] for f in seen)} "
+              "of material dated on or after it)")
         for leak in summary["first_leaks"]:
             print(f"  {leak['cutoff']} {leak['tool']} {json.dumps(leak['arguments'], ensure_ascii=False)}: "
                   f"{leak['finding']}")

@@ -53,18 +53,75 @@ def digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _texts(graph: Graph) -> set[str]:
-    out: set[str] = set()
-    for table in graph.tables.values():
-        for name in table.column_names:
-            if pa.types.is_string(table.schema.field(name).type) or pa.types.is_large_string(table.schema.field(name).type):
-                out.update(v for v in table[name].to_pylist() if v)
+#: role → (the column naming its record, the record set it belongs to): what a later record takes with it
+_OWNED = {"documents": ("document_id", "documents"), "passages": ("document_id", "documents"),
+          "resolutions": ("symbol", "resolutions"), "resolution_passages": ("symbol", "resolutions"),
+          "instruments": ("instrument_id", "instruments"), "provisions": ("instrument_id", "instruments"),
+          "judges": ("judge_id", "judges"), "cases": ("case_id", "cases")}
+
+
+def _later_records(graph: Graph, cutoff: str) -> dict[str, set]:
+    """Records of the full graph not available before ``cutoff``, by plain date comparisons (any row of a
+    record dated on or after it makes it later; cases: those no earlier document has or cites)."""
+    t = graph.tables
+    later = {"documents": _later(zip(t["documents"]["document_id"].to_pylist(), t["documents"]["date"].to_pylist()),
+                                 cutoff),
+             "resolutions": _later(zip(t["resolutions"]["symbol"].to_pylist(), t["resolutions"]["date"].to_pylist()),
+                                   cutoff),
+             "instruments": {i for i, d in zip(t["instruments"]["instrument_id"].to_pylist(),
+                                               t["instruments"]["date"].to_pylist()) if d and iso_date(d) >= cutoff},
+             "judges": {j for j, d in zip(t["judges"]["judge_id"].to_pylist(), t["judges"]["term_start"].to_pylist())
+                        if d and iso_date(d) >= cutoff}}
+    earlier_docs = [r for r in t["documents"].select(["document_id", "case_id"]).to_pylist()
+                    if r["document_id"] not in later["documents"]]
+    earlier_ids = {r["document_id"] for r in earlier_docs}
+    known = {r["case_id"] for r in earlier_docs} | {c for d, c in zip(
+        t["document_case_links"]["document_id"].to_pylist(), t["document_case_links"]["cited_case_id"].to_pylist())
+        if d in earlier_ids}
+    later["cases"] = set(t["cases"]["case_id"].to_pylist()) - known
+    return later
+
+
+def _string_columns(table: pa.Table) -> list[str]:
+    return [n for n in table.column_names
+            if pa.types.is_string(table.schema.field(n).type) or pa.types.is_large_string(table.schema.field(n).type)]
+
+
+def withheld_values(graph: Graph, cutoff: str) -> set[str]:
+    """Every text of the full graph that only later material holds (titles, names, provision keys, passage
+    texts, ...), worked out from the full graph alone (long ones as their sha256)."""
+    later = _later_records(graph, cutoff)
+    only_later: set[str] = set()
+    elsewhere: set[str] = set()
+    for role, table in graph.tables.items():
+        owner = _OWNED.get(role)
+        columns = _string_columns(table)
+        for row in table.select(columns).to_pylist():
+            values = {v for v in row.values() if v}
+            (only_later if owner and row.get(owner[0]) in later[owner[1]] else elsewhere).update(values)
+    return {digest(v) if len(v) > LONG else v for v in only_later - elsewhere}
+
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_TEXT_DATE = re.compile(rf"\b(\d{{4}})-(\d{{2}})-(\d{{2}})\b|\b(\d{{1,2}}) ({_MONTHS}) (\d{{4}})\b|"
+                        rf"\b({_MONTHS}) (\d{{1,2}}), (\d{{4}})\b")
+
+
+def text_dates(text: str) -> list[str]:
+    """The dates written in free text (``2004-07-09``, ``9 July 2004``, ``July 9, 2004``), as ISO dates."""
+    months = _MONTHS.split("|")
+    out = []
+    for m in _TEXT_DATE.finditer(text):
+        if m.group(1):
+            parts = (m.group(1), m.group(2), m.group(3))
+        elif m.group(4):
+            parts = (m.group(6), f"{months.index(m.group(5)) + 1:02d}", f"{int(m.group(4)):02d}")
+        else:
+            parts = (m.group(9), f"{months.index(m.group(7)) + 1:02d}", f"{int(m.group(8)):02d}")
+        day = iso_date("-".join(parts))
+        if day is not None:
+            out.append(day)
     return out
-
-
-def withheld_values(graph: Graph, cut: Graph) -> set[str]:
-    """Every text value of the full graph that the cut graph does not hold (long ones as their sha256)."""
-    return {digest(v) if len(v) > LONG else v for v in _texts(graph) - _texts(cut)}
 
 
 def _date_of(value: Any) -> str | None:

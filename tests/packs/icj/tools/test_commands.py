@@ -59,6 +59,32 @@ def test_leak_audit_passes_and_fails_with_exit_codes(tmp_path, capsys, monkeypat
     assert main(args) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["passed"] is False and report["leaks"] > 0
+    assert any(f["leak"] for f in report["found"]) and len(report["planted"]) == 4  # X0, X1, W, E of one cutoff
+
+
+def test_leak_audit_over_every_target_lists_planted_and_seen_and_refuses_a_twice_dated_copy(tmp_path, capsys):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.support.icj_graph import NICARAGUA_MERITS
+
+    args = ["tools", "icj", "leak-audit", "--targets", str(TARGETS), "--examples", "2"]
+    assert main([*args, "--graph", str(GRAPH)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("leak audit passed (5 cutoffs")
+    assert "planted 20 dated marker sets" in out and " 0 of material dated on or after it)" in out
+    copy = tmp_path / "copy"
+    shutil.copytree(GRAPH, copy)
+    path = copy / "data" / "documents.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    twin = {**next(r for r in rows if r["doc_id"] == NICARAGUA_MERITS), "decision_date": "1950-01-01"}
+    pq.write_table(pa.Table.from_pylist([twin] + rows, schema=table.schema), path)  # the earlier row first
+    assert main([*args, "--graph", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert f"{NICARAGUA_MERITS}: 1950-01-01, 1986-06-27" in err and "conflicting dates" in err
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):

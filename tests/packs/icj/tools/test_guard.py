@@ -35,7 +35,7 @@ def test_every_value_only_later_material_holds_is_refused_and_nothing_of_the_cut
 
     graph, cutoff = read_graph(GRAPH), "1986-06-27"
     kept = cut(graph, cutoff)
-    guard = Guard(cutoff, later_identifiers(graph, cutoff) | withheld_values(graph, kept))
+    guard = Guard(cutoff, later_identifiers(graph, cutoff) | withheld_values(graph, cutoff))
     merits = next(r for r in graph.rows("documents") if r["document_id"] == NICARAGUA_MERITS)
     passage = next(r for r in graph.rows("passages")
                    if r["document_id"] == NICARAGUA_MERITS and "recalls" in r["text"])
