@@ -71,10 +71,24 @@ def setup(args, pack) -> ToolSetup:
 
 
 def _check_semantic(args, graph) -> None:
-    """A semantic condition needs the copy's passage vectors and a query encoder; else one line naming the fallback."""
-    if not graph.vector_sources:
-        raise UserError(f"--condition {args.condition!r}: the graph copy holds no passage vectors (a list-of-floats "
-                        "column beside passage_id); run 'Cypher + Lexical' instead")
+    """A semantic condition needs the copy's passage vectors and a query encoder that gives vectors of their
+    length; else one line naming the fallback, before any model request."""
+    from auditpacks.packs.icj.graph.vectors import vector_dimensions
+
+    what = f"--condition {args.condition!r}"
+    dimensions = vector_dimensions(graph.vector_sources) if graph.vector_sources else None
+    if dimensions is None:
+        column = ", ".join(sorted({s.vector_column for s in graph.vector_sources.values()}))
+        raise UserError(f"{what}: the graph copy holds no passage vectors (a list-of-floats column beside "
+                        f"passage_id{'; ' + column + ' is empty' if column else ''}); run 'Cypher + Lexical' instead")
     if getattr(args, "encode", None) is None:
-        raise UserError(f"--condition {args.condition!r}: searching by vector needs --embeddings-url and "
+        raise UserError(f"{what}: searching by vector needs --embeddings-url and "
                         "--embeddings-model (the model that made the copy's vectors)")
+    try:
+        probe = args.encode("passage vectors: a probe of the query encoder")
+    except Exception as exc:  # noqa: BLE001 - any failure of the endpoint is the same refusal
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"{what}: the embeddings endpoint gives no query vector ({reason})") from None
+    if len(probe) != dimensions:
+        raise UserError(f"{what}: the embeddings model gives {len(probe)}-dimensional vectors, the copy's passage "
+                        f"vectors have {dimensions}; give the model that made them (--embeddings-model)")
