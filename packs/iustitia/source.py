@@ -207,7 +207,11 @@ class IustitiaSource:
             report.table(config, self.files(config), self.rows_read.get(config, 0))
         for path in self.other_splits:
             report.skip(path, f"another split than {SPLIT}", data=False)
-        report.skip_unread(data_files(self.root), "not a file of any configuration read")
+        tables = [p for p in data_files(self.root) if _table_place(p.relative_to(self.root).parts)]
+        report.skip_unread(tables, "not a file of any configuration read")
+        for path in data_files(self.root):
+            if path not in tables:
+                report.skip(path, "outside the dataset's table folders", data=False)
         return report.check(allow_partial).as_dict()
 
     def task_rows(self, positions: list[int]) -> Iterator[Task]:
@@ -251,6 +255,12 @@ class IustitiaSource:
     def smoke_file(self, relative: str) -> Path | None:
         path = self.root / relative
         return path if path.is_file() else None
+
+
+def _table_place(parts: tuple[str, ...]) -> bool:
+    """Whether a file lies where a configuration's files may: at the top, under ``data/`` or a configuration's
+    folder (anything else, such as published results, is not a table of the dataset)."""
+    return len(parts) == 1 or parts[0] in ("data", *CONFIGS)
 
 
 def smoke_task_ids(path: Path) -> list[str]:

@@ -52,3 +52,12 @@ def test_a_data_file_of_no_configuration_is_refused_and_another_split_is_recorde
     build_pack(tmp_path, source=root)
     assert manifest(tmp_path)["read_report"]["skipped"] == [
         {"file": "tasks/train-00000-of-00001.jsonl", "why": "another split than test", "looks_like_data": False}]
+
+
+def test_files_outside_the_table_folders_are_recorded_not_refused(tmp_path):
+    root = copy_source(tmp_path)
+    (root / "results").mkdir()
+    (root / "results" / "jev.jsonl").write_text('{"task_id": "x", "choice": "yes"}\n', encoding="utf-8")
+    build_pack(tmp_path, source=root)
+    assert manifest(tmp_path)["read_report"]["skipped"] == [
+        {"file": "results/jev.jsonl", "why": "outside the dataset's table folders", "looks_like_data": False}]
