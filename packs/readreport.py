@@ -5,7 +5,8 @@ the jacite questions and registry) records, per table, the files and the rows it
 file it skipped. The source's own declarations are read by :func:`declared_counts`: its
 ``manifest.json`` (``counts`` or ``tables``), ``dataset_infos.json`` / ``dataset_info.json`` and the
 README front matter's ``dataset_info`` (``splits``' ``num_examples``); ``SHA256SUMS`` lists files
-that must be there and match. :meth:`ReadReport.check` turns a row count unlike the declared one, a
+that must match and, when they lie beside the tables read, be there (a copy may hold only part of
+a repository). :meth:`ReadReport.check` turns a row count unlike the declared one, a
 table read as empty, a skipped file that looks like data, or a declared table or listed file the
 copy lacks into one error line naming the file and both counts; with ``allow_partial`` each is a
 warning, recorded in the report (``as_dict``, which pack manifests and tool snapshots keep).
@@ -214,10 +215,12 @@ class ReadReport:
                      if s["looks_like_data"]]
         sums = checksums(self.root)
         read = {f for t in self.tables for f in t["files"]}
+        folders = {Path(f).parent for f in read}
         for name, digest in sums.items():
             path = self.root / name
             if not path.is_file():
-                problems.append(f"{name}: listed in SHA256SUMS, not in the copy")
+                if Path(name).parent in folders and Path(name).suffix in DATA_SUFFIXES:
+                    problems.append(f"{name}: listed in SHA256SUMS beside the tables read, not in the copy")
             elif name in read and sha256_file(path) != digest:
                 problems.append(f"{name}: sha256 does not match SHA256SUMS; the file differs from the published one")
         return problems

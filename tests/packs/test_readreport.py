@@ -80,6 +80,6 @@ def test_sha256sums_lists_files_that_must_be_there_and_match(tmp_path):
     (tmp_path / "SHA256SUMS").write_text(f"{good}  a.jsonl\n{'0' * 64}  b.jsonl\n", encoding="utf-8")
     report = ReadReport(tmp_path)
     report.table("a", [tmp_path / "a.jsonl"], 1)
-    assert report.problems() == ["b.jsonl: listed in SHA256SUMS, not in the copy"]
+    assert report.problems() == ["b.jsonl: listed in SHA256SUMS beside the tables read, not in the copy"]
     (tmp_path / "SHA256SUMS").write_text(f"{'1' * 64}  a.jsonl\n", encoding="utf-8")
     assert report.problems() == ["a.jsonl: sha256 does not match SHA256SUMS; the file differs from the published one"]
