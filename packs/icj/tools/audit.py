@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from auditpacks.packs.icj.graph.graphdb import NODES, RELS
 from auditpacks.packs.icj.graph.reader import Graph
-from auditpacks.packs.icj.graph.snapshot import snapshot_for
+from auditpacks.packs.icj.graph.snapshot import TABLES, snapshot_for
 from auditpacks.packs.icj.tools.canaries import MARK, WORDS, Planted, plant
 from auditpacks.packs.icj.graph.vectors import hashing_encoder, vectors_for
 from auditpacks.packs.icj.tools.catalogue import SEMANTIC, Tool
@@ -162,10 +164,18 @@ def _semantic(graph: Graph, snapshot, tools: list[Tool]) -> Semantic | None:
     return Semantic(index, hashing_encoder(index.dimensions)) if index is not None and index.dimensions else None
 
 
-def _cut_texts(snapshot) -> set[str]:
-    """Every text the snapshot's (cut) tables hold: a date inside one of them is the record's own."""
-    return {v for role in snapshot.info["counts"] for row in snapshot.rows(role) for v in row.values()
-            if isinstance(v, str)}
+def _cut_texts(snapshot, cutoff: str) -> set[str]:
+    """The texts of the snapshot's (cut) tables that name a date on or after ``cutoff`` (a record's own text,
+    such as a later time-limit, is no leak); streamed, only those kept."""
+    import pyarrow.parquet as pq
+
+    out: set[str] = set()
+    for role in snapshot.info["counts"]:
+        for batch in pq.ParquetFile(snapshot.folder / TABLES / f"{role}.parquet").iter_batches():
+            for column in batch.columns:
+                if column.type in (pa.string(), pa.large_string()):
+                    out.update(v for v in column.to_pylist() if v and any(d >= cutoff for d in text_dates(v)))
+    return out
 
 
 def audit_cutoff(planted: Planted, cutoff: str, tools: list[Tool], cache: Path, examples: int,
@@ -181,7 +191,7 @@ def audit_cutoff(planted: Planted, cutoff: str, tools: list[Tool], cache: Path, 
     boxes = [ToolBox(snapshot, [tool], semantic) for tool in tools]  # one each: two tools may share a name
     probes = sorted(later_identifiers(graph, cutoff) | set(planted.probes)) + \
         [r["case_id"] for r in snapshot.rows("cases")]
-    cut_texts = _cut_texts(snapshot)
+    cut_texts = _cut_texts(snapshot, cutoff)
 
     def fire(index: int, arguments: dict) -> None:
         report.calls += 1

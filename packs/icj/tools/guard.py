@@ -2,9 +2,9 @@
 
 It is a second check, independent of the filter in ``graph.cutoff``: it knows, from the full graph,
 which identifiers date from the cutoff or later (``later_identifiers``, plain date comparisons) and
-every other value that only the material left out holds (``withheld_values``: titles, names,
-provision keys, passage texts..., any text of the full graph that the cut graph does not hold; long
-texts by their sha256), and refuses a result that holds one of them, or a date (a date-typed value,
+every other value that only later material holds (``withheld_values``: titles, names, provision
+keys..., any text of a later record's row that no other row holds; long texts by their sha256;
+passages are left to the cut corpus, the only place tools read them from), and refuses a result that holds one of them, or a date (a date-typed value,
 a value that is exactly an ISO date, or any value under a date-named key) on or after the cutoff. A
 refused result is an error for the tool call; the model never sees its content.
 """
@@ -54,10 +54,11 @@ def digest(text: str) -> str:
 
 
 #: role → (the column naming its record, the record set it belongs to): what a later record takes with it
-_OWNED = {"documents": ("document_id", "documents"), "passages": ("document_id", "documents"),
-          "resolutions": ("symbol", "resolutions"), "resolution_passages": ("symbol", "resolutions"),
+#: (passages are not: no tool returns a passage but from the cut corpus, and their texts are most of a graph)
+_OWNED = {"documents": ("document_id", "documents"), "resolutions": ("symbol", "resolutions"),
           "instruments": ("instrument_id", "instruments"), "provisions": ("instrument_id", "instruments"),
           "judges": ("judge_id", "judges"), "cases": ("case_id", "cases")}
+_PASSAGES = ("passages", "resolution_passages")
 
 
 def _later_records(graph: Graph, cutoff: str) -> dict[str, set]:
@@ -88,12 +89,14 @@ def _string_columns(table: pa.Table) -> list[str]:
 
 
 def withheld_values(graph: Graph, cutoff: str) -> set[str]:
-    """Every text of the full graph that only later material holds (titles, names, provision keys, passage
-    texts, ...), worked out from the full graph alone (long ones as their sha256)."""
+    """Every text of the full graph that only later material holds (titles, names, provision keys, ...),
+    worked out from the full graph alone (long ones as their sha256; passage tables left out)."""
     later = _later_records(graph, cutoff)
     only_later: set[str] = set()
     elsewhere: set[str] = set()
     for role, table in graph.tables.items():
+        if role in _PASSAGES:
+            continue
         owner = _OWNED.get(role)
         columns = _string_columns(table)
         for row in table.select(columns).to_pylist():
