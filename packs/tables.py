@@ -1,10 +1,12 @@
-"""Local dataset tables read as the files on disk are: parquet shards (pyarrow) or JSONL (json).
+"""Local dataset tables read as the files on disk are: parquet shards (pyarrow), JSONL or JSON (json).
 
 No cache sits between the files and the rows, so the bytes read are always the
 bytes that the manifest hashes: two folders with the same name but different
 contents can never share rows. Parquet is streamed one record batch at a time
 and only the requested columns are read; a requested column that a file lacks
-is simply absent from its rows (the builder decides what is required).
+is simply absent from its rows (the builder decides what is required). A ``.json``
+file is read by content: a JSON list of objects, one object, or JSON Lines (what
+``datasets``' ``to_json`` writes whatever the file is called).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from auditpacks.core.errors import FormatError, PackError
-from auditpacks.core.io import iter_jsonl
+from auditpacks.core.io import iter_jsonl, parse_json
 
 FORMATS = (".parquet", ".jsonl", ".json")
 _BATCH_ROWS = 256
@@ -53,7 +55,12 @@ class LocalTable:
         """Every row in file order, restricted to ``columns`` (all when None); absent columns are left out."""
         wanted = None if columns is None else list(dict.fromkeys(columns))
         for path in self.files:
-            yield from (self._parquet_rows(path, wanted) if self.parquet else self._jsonl_rows(path, wanted))
+            if self.parquet:
+                yield from self._parquet_rows(path, wanted)
+            elif path.suffix == ".json":
+                yield from self._json_rows(path, wanted)
+            else:
+                yield from self._jsonl_rows(path, wanted)
 
     def _parquet_rows(self, path: Path, wanted: list[str] | None) -> Iterator[dict[str, Any]]:
         import pyarrow.parquet as pq
@@ -77,9 +84,48 @@ class LocalTable:
         except FormatError as exc:
             raise PackError(f"{name}: cannot read: {_first_line(exc)}") from None
 
+    def _json_rows(self, path: Path, wanted: list[str] | None) -> Iterator[dict[str, Any]]:
+        """A JSON list of objects or one object; a file of several JSON values is read as JSON Lines."""
+        import json
+
+        name = self._name(path)
+        try:
+            value = parse_json(path.read_bytes(), name, PackError)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise PackError(f"{name}: cannot read: invalid JSON at line {exc.lineno} column {exc.colno}: "
+                                f"{exc.msg}") from None
+            yield from self._jsonl_rows(path, wanted)
+            return
+        except UnicodeDecodeError as exc:
+            raise PackError(f"{name}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        for i, record in enumerate(value if isinstance(value, list) else [value]):
+            if not isinstance(record, dict):
+                raise PackError(f"{name} record #{i}: a {type(record).__name__}, not a JSON object")
+            yield record if wanted is None else {k: record[k] for k in wanted if k in record}
+
     def _name(self, path: Path) -> str:
         """A file as errors name it: relative to the source folder (never a machine path)."""
         return path.relative_to(self.root).as_posix() if self.root is not None else path.name
+
+
+def table_files(root: Path, name: str, under: tuple[str, ...] = ("", "data")) -> list[Path]:
+    """The files of table ``name`` in the first of the folders ``under`` that holds any: a folder
+    ``name/`` of part files (any shard naming), else ``name.<format>`` and shards ``name-*.<format>``
+    (``questions-00000-of-00002.parquet``). Sorted, so part files come in order; none: ``[]``."""
+    for sub in under:
+        base = root / sub if sub else root
+        folder = base / name
+        found = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in FORMATS
+                       and not any(part.startswith(".") for part in p.relative_to(folder).parts)) \
+            if folder.is_dir() else []
+        found = found or sorted(p for suffix in FORMATS for p in (base.glob(f"{name}{suffix}") if base.is_dir() else ())
+                                if p.is_file()) \
+            + sorted(p for suffix in FORMATS for p in (base.glob(f"{name}-*{suffix}") if base.is_dir() else ())
+                     if p.is_file())
+        if found:
+            return found
+    return []
 
 
 def _first_line(exc: BaseException) -> str:

@@ -37,9 +37,16 @@ CARD_RESULTS = Path("results")  # the card: "saves every conversation to results
 
 
 def local_pack(smoke: bool, folder: Path = Path(".")) -> Path | None:
-    """A local copy of the card's pack: its files as ``hf download`` lays them out, or a pack built here."""
-    for name in (*(CARD.local_smoke if smoke else ()), *CARD.local_built):
+    """A local copy of the card's pack: its files as ``hf download`` lays them out, or a pack built here.
+    For ``--smoke`` a built pack counts only with its manifest (which names the smoke set): a plain full
+    file has none, and the card's smoke file is then taken from the cache or the hub."""
+    from auditpacks.packs.stream import manifest_path
+
+    for name in CARD.local_smoke if smoke else ():
         if (folder / name).is_file():
+            return folder / name
+    for name in CARD.local_built:
+        if (folder / name).is_file() and (not smoke or manifest_path(folder / name).is_file()):
             return folder / name
     return None
 

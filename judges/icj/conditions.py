@@ -42,7 +42,7 @@ def setup(args, pack) -> ToolSetup:
     known = conditions(args.protocol, parse_aliases(args.tool_alias))
     if args.condition not in known:
         raise UserError(f"--condition {args.condition!r}: not one of {', '.join(known)}")
-    graph = read_graph(args.graph, args.mapping)
+    graph = read_graph(args.graph, args.mapping, allow_partial=getattr(args, "allow_partial", False))
     tools = known[args.condition]
     cache = args.cache or default_cache()
     pass_f1 = float(((pack.manifest or {}).get("grading") or {}).get("pass_f1", DEFAULT_PASS_F1))
@@ -67,14 +67,28 @@ def setup(args, pack) -> ToolSetup:
                           cutoff_policy=CUTOFF_POLICY if tools else None)
     return ToolSetup(condition, toolbox_for, lambda s, r: citation_verdict(s, r, pass_f1=pass_f1), judge="citations",
                      system=SYSTEM if tools else None, final_nudge=FINAL_NUDGE,
-                     info={"graph_source_hash": graph.source_hash})
+                     info={"graph_source_hash": graph.source_hash, "graph_read_report": graph.report})
 
 
 def _check_semantic(args, graph) -> None:
-    """A semantic condition needs the copy's passage vectors and a query encoder; else one line naming the fallback."""
-    if not graph.vector_sources:
-        raise UserError(f"--condition {args.condition!r}: the graph copy holds no passage vectors (a list-of-floats "
-                        "column beside passage_id); run 'Cypher + Lexical' instead")
+    """A semantic condition needs the copy's passage vectors and a query encoder that gives vectors of their
+    length; else one line naming the fallback, before any model request."""
+    from auditpacks.packs.icj.graph.vectors import vector_dimensions
+
+    what = f"--condition {args.condition!r}"
+    dimensions = vector_dimensions(graph.vector_sources) if graph.vector_sources else None
+    if dimensions is None:
+        column = ", ".join(sorted({s.vector_column for s in graph.vector_sources.values()}))
+        raise UserError(f"{what}: the graph copy holds no passage vectors (a list-of-floats column beside "
+                        f"passage_id{'; ' + column + ' is empty' if column else ''}); run 'Cypher + Lexical' instead")
     if getattr(args, "encode", None) is None:
-        raise UserError(f"--condition {args.condition!r}: searching by vector needs --embeddings-url and "
+        raise UserError(f"{what}: searching by vector needs --embeddings-url and "
                         "--embeddings-model (the model that made the copy's vectors)")
+    try:
+        probe = args.encode("passage vectors: a probe of the query encoder")
+    except Exception as exc:  # noqa: BLE001 - any failure of the endpoint is the same refusal
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"{what}: the embeddings endpoint gives no query vector ({reason})") from None
+    if len(probe) != dimensions:
+        raise UserError(f"{what}: the embeddings model gives {len(probe)}-dimensional vectors, the copy's passage "
+                        f"vectors have {dimensions}; give the model that made them (--embeddings-model)")

@@ -23,6 +23,7 @@ from auditpacks.packs.codebook import section
 from auditpacks.packs.icj.inputs import Prompt, decision_phrase, read_inputs
 from auditpacks.packs.icj.targets import FAMILIES, GOLD_FIELDS, PRED_FIELDS, Target, load_targets
 from auditpacks.packs.pack import PackWriter, source_entry
+from auditpacks.packs.readreport import ReadReport, add_allow_partial, data_files
 from auditpacks.packs.sampling import check_count
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.packs.sources import Source, resolve_source, verify_checksums
@@ -102,6 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N targets, in inputs.jsonl order")
     parser.add_argument("--allow-fewer", action="store_true",
                         help="accept fewer scenarios than --limit asks for (noted; by default refused)")
+    add_allow_partial(parser)
 
 
 def build(args: argparse.Namespace) -> Path:
@@ -119,6 +121,12 @@ def build(args: argparse.Namespace) -> Path:
         raise PackError(str(exc)) from None
     system, system_path = _system_prompt(src, cb)
     pairs = read_inputs(src.file(files["inputs"]), targets, cb, system)
+    report = ReadReport(src.root, split="test")
+    report.table("test", [src.file(files["test"])], len(targets))
+    report.table("inputs", [src.file(files["inputs"])], len(pairs))
+    data = src.file(files["test"]).parent
+    report.skip_unread(data_files(data), "not the inputs or the test file")
+    report.check(getattr(args, "allow_partial", False))
     check_count(len(pairs), args.limit, f"icj --limit {args.limit}", allow_fewer=getattr(args, "allow_fewer", False))
     pairs = pairs[: args.limit]
     used = [files["inputs"], files["test"], files["manifest"]]
@@ -133,7 +141,8 @@ def build(args: argparse.Namespace) -> Path:
     systems = {p.system.strip() for _, p in pairs}
     if len(systems) == 1 and "" not in systems:  # one system prompt for all: simpleaudit's run-level setting
         run["system_prompt"] = systems.pop()
-    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition, "run": run}
+    extra = {"grading": dict(cb["grading"]), "smoke": smoke, "condition": condition, "run": run,
+             "read_report": report.as_dict()}
     with PackWriter(args.out, BUILDER, sources=sources, filters={"limit": args.limit, "condition": condition},
                     extra=extra) as writer:
         for scenario, (target, prompt) in zip(scenarios, pairs):

@@ -19,6 +19,7 @@ from auditpacks.packs.codebook import section
 from auditpacks.packs.iustitia.smoke import smoke_ids as find_smoke_ids
 from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source
 from auditpacks.packs.pack import PackWriter
+from auditpacks.packs.readreport import add_allow_partial
 from auditpacks.packs.sampling import check_count, per_group
 from auditpacks.packs.scenario import make_scenario
 
@@ -39,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-fewer", action="store_true",
                         help="accept fewer scenarios than --limit or the smoke set asks for "
                              "(noted; by default refused)")
+    add_allow_partial(parser)
     parser.add_argument("--compare-to", type=Path, metavar="FILE",
                         help="published pack (simpleaudit/iustitia_marigonae.json): report every differing field")
 
@@ -55,8 +57,8 @@ def build(args: argparse.Namespace) -> Path:
     cb = section("iustitia")
     src = open_source(args.source)
     index = src.task_index(args.track, cb["max_options"])
-    smoke_ids, smoke_paths = find_smoke_ids(src, index, cb)
     allow_fewer = getattr(args, "allow_fewer", False)
+    smoke_ids, smoke_paths, smoke_missing = find_smoke_ids(src, index, cb, strict=args.smoke and not allow_fewer)
     if args.smoke:
         check_count(len(smoke_ids), len(cb["smoke"]["questions"]), "iustitia --smoke", allow_fewer=allow_fewer)
     chosen = select(index, smoke_ids=smoke_ids if args.smoke else None,
@@ -64,8 +66,10 @@ def build(args: argparse.Namespace) -> Path:
     chosen_ids = {row["task_id"] for row in chosen}
     by_id = {row["task_id"]: row for row in index}
     smoke_names = [scenario_name(cb, by_id[t]["question_id"], by_id[t]["unit_id"]) for t in smoke_ids if t in chosen_ids]
+    smoke_missing += [f"smoke task {t}: not an eligible task of this track" for t in smoke_ids if t not in by_id]
     comparison = Comparison(args.compare_to) if args.compare_to else None
     src.documents, src.units, src.questions  # read the optional tables now, so the manifest lists them
+    report = src.read_report(getattr(args, "allow_partial", False))
     writer = PackWriter(
         out=args.out, builder="iustitia",
         sources=src.manifest_sources(extra=smoke_paths),
@@ -73,6 +77,7 @@ def build(args: argparse.Namespace) -> Path:
                  "smoke": bool(args.smoke), "per_question": args.per_question, "seed": args.seed,
                  "limit": args.limit},
         extra={"dataset": cb["dataset"], "grading": {"judge": "choice_match"}, "smoke": smoke_names,
+               **({"smoke_missing": smoke_missing} if smoke_missing else {}), "read_report": report,
                "track": args.track, "seed": args.seed},
     )
     with writer:

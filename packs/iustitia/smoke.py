@@ -6,8 +6,8 @@ this copy of the dataset: the question whose id and instructions match every pat
 asked about targets of its unit type; among several, the one with the fewest options (the closed
 yes/no question rather than a count or a range). Ids under the entry's ``ids`` are taken first when
 the source has them, a way to pin them in ``codebook.yaml``. The first eligible task of each
-question is its smoke task. A question that matches nothing, or several equally, stops the build
-with one line naming it.
+question is its smoke task. A question that matches nothing, or several equally, stops a smoke
+build with one line naming it; a full build only notes it (it never needs the smoke set).
 """
 
 from __future__ import annotations
@@ -20,16 +20,26 @@ from auditpacks.core.errors import PackError
 from auditpacks.packs.iustitia.source import IustitiaSource, smoke_task_ids
 
 
-def smoke_ids(src: IustitiaSource, index: list[dict], cb: Mapping[str, Any]) -> tuple[list[str], list[Path]]:
-    """(smoke task ids, files read for them): the published smoke pack, else found by content."""
+def smoke_ids(src: IustitiaSource, index: list[dict], cb: Mapping[str, Any], *,
+              strict: bool = True) -> tuple[list[str], list[Path], list[str]]:
+    """(smoke task ids, files read for them, why a smoke question was not found): the published smoke
+    pack, else found by content. ``strict``: a question not found stops the build; else it is noted."""
     path = src.smoke_file(cb["smoke"]["file"])
     if path is not None:
-        return smoke_task_ids(path), [path]
+        return smoke_task_ids(path), [path], []
     questions = question_summaries(index, src.questions)
     first: dict[str, str] = {}
     for row in index:
         first.setdefault(row["question_id"], row["task_id"])
-    return [first[find_question(entry, questions)] for entry in cb["smoke"]["questions"]], []
+    found, missing = [], []
+    for entry in cb["smoke"]["questions"]:
+        try:
+            found.append(first[find_question(entry, questions)])
+        except PackError as exc:
+            if strict:
+                raise
+            missing.append(str(exc))
+    return found, [], missing
 
 
 def question_summaries(index: list[dict], table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -31,6 +31,7 @@ from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
     unit_of,
 )
 from auditpacks.packs.pack import source_entry
+from auditpacks.packs.readreport import ReadReport, data_files
 from auditpacks.packs.sources import resolve_source
 from auditpacks.packs.tables import FORMATS, LocalTable
 
@@ -63,6 +64,8 @@ class IustitiaSource:
         self._files: dict[str, list[Path]] = {}
         self._tables: dict[str, LocalTable] = {}
         self.read: list[str] = []  # configurations actually read, in order (the manifest lists their files)
+        self.rows_read: dict[str, int] = {}  # configuration → rows read (all of them, before any filter)
+        self.other_splits: list[Path] = []  # files of a configuration's other splits, left out on purpose
 
     # -- files and tables -------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ class IustitiaSource:
             found = sorted(p for p in folder.glob("*") if p.suffix in FORMATS) if folder.is_dir() else []
             tests = [p for p in found if p.name.startswith(SPLIT)]
             if found:
+                self.other_splits += [p for p in found if tests and p not in tests]
                 return tests or found
         for base in (self.root, self.root / "data"):
             found = [base / f"{config}{suffix}" for suffix in FORMATS if (base / f"{config}{suffix}").is_file()]
@@ -155,6 +159,7 @@ class IustitiaSource:
         if not self.has(config):
             return None
         rows = list(self.table(config).rows(CONFIG_COLUMNS[config]))
+        self.rows_read[config] = len(rows)
         for row in rows:
             check_ids(row, self.label(config))
         return rows
@@ -191,7 +196,23 @@ class IustitiaSource:
             row.setdefault("clef_supported", None)
             out.append({**row, "option_keys": [o.get("key") if isinstance(o, Mapping) else o for o in options],
                         "row": position})
+        self.rows_read["tasks"] = len(seen)
         return out
+
+    def read_report(self, allow_partial: bool = False) -> dict[str, Any]:
+        """The configurations read, their rows beside the source's declared counts, and every data file left
+        out (:mod:`auditpacks.packs.readreport`); a mismatch stops the build unless ``allow_partial``."""
+        report = ReadReport(self.root, split=SPLIT)
+        for config in self.read:
+            report.table(config, self.files(config), self.rows_read.get(config, 0))
+        for path in self.other_splits:
+            report.skip(path, f"another split than {SPLIT}", data=False)
+        tables = [p for p in data_files(self.root) if _table_place(p.relative_to(self.root).parts)]
+        report.skip_unread(tables, "not a file of any configuration read")
+        for path in data_files(self.root):
+            if path not in tables:
+                report.skip(path, "outside the dataset's table folders", data=False)
+        return report.check(allow_partial).as_dict()
 
     def task_rows(self, positions: list[int]) -> Iterator[Task]:
         """Full task rows at ``positions`` of the tasks table, decoded and checked, in that order.
@@ -234,6 +255,12 @@ class IustitiaSource:
     def smoke_file(self, relative: str) -> Path | None:
         path = self.root / relative
         return path if path.is_file() else None
+
+
+def _table_place(parts: tuple[str, ...]) -> bool:
+    """Whether a file lies where a configuration's files may: at the top, under ``data/`` or a configuration's
+    folder (anything else, such as published results, is not a table of the dataset)."""
+    return len(parts) == 1 or parts[0] in ("data", *CONFIGS)
 
 
 def smoke_task_ids(path: Path) -> list[str]:

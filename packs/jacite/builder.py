@@ -22,6 +22,7 @@ from auditpacks.packs.jacite.registry import load_registry, registry_to_manifest
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.sampling import check_count
 from auditpacks.packs.scenario import make_scenario
+from auditpacks.packs.readreport import ReadReport, add_allow_partial
 from auditpacks.packs.sources import resolve_source
 
 BENCHMARK = "jacite"
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N questions (after the language filter)")
     parser.add_argument("--allow-fewer", action="store_true",
                         help="accept fewer scenarios than --limit asks for (noted; by default refused)")
+    add_allow_partial(parser)
 
 
 def generate_questions(registry: dict[str, Any], book: dict[str, Any]) -> list[dict[str, Any]]:
@@ -132,9 +134,12 @@ def select(questions: list[dict[str, Any]], args: argparse.Namespace) -> Iterato
 
 def build(args: argparse.Namespace) -> Path:
     book = section(BENCHMARK)
-    source = resolve_source(args.source, allow_patterns=["*.json"]) if args.source else None
+    source = resolve_source(args.source, allow_patterns=["*.json", "*.jsonl", "*.parquet"]) if args.source else None
     english = {law["law_id"]: law["en"] for law in book["laws"]}
-    registry, questions, entries, registry_path = jacite_source.load(source, english)
+    report = ReadReport(source.root) if source is not None else None
+    registry, questions, entries, registry_path = jacite_source.load(source, english, report)
+    if report is not None:
+        report.check(getattr(args, "allow_partial", False))
     generated = questions is None
     if generated:
         questions = generate_questions(registry, book)
@@ -152,7 +157,8 @@ def build(args: argparse.Namespace) -> Path:
         "smoke": smoke_names(scenarios),
         "run": dict(book["run"]),
         "questions": "generated (seed %d, %d per language)" % (book["seed"], book["per_language"])
-        if generated else "questions.json",
+        if generated else ", ".join(e["name"] for e in entries[1:]),
+        **({"read_report": report.as_dict()} if report is not None else {}),
     }
     filters = {"language": args.language, "limit": args.limit}
     with PackWriter(args.out, builder=BENCHMARK, sources=entries, filters=filters, extra=extra) as writer:

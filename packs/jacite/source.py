@@ -1,9 +1,12 @@
-"""jacite-bench sources: the dataset's registry.json and questions.json, or the bundled 民法 registry.
+"""jacite-bench sources: the dataset's registry.json and questions, or the bundled 民法 registry.
 
 The dataset (``raihan-js/jacite-bench``) holds ``registry.json`` (laws → article titles and
 captions, from the e-Gov Law API v2), ``questions.json`` and ``benchmark.json``: at the top of
 an ``hf download`` copy, under ``data/`` (``data/results/benchmark.json``) in a clone of the
-benchmark's GitHub repository. Which file is used is decided by its content. Without it,
+benchmark's GitHub repository. Which registry file is used is decided by its content. The
+questions may also be JSON Lines or parquet (``questions.jsonl``, ``questions/*.parquet``, ...;
+:func:`auditpacks.packs.tables.table_files`), read whole; one that cannot be read stops the build
+(it never falls back to questions made from the registry). Without a registry file,
 the bundled ``packs/data/minpo.json`` (民法 from e-Gov, 2024) is turned into a registry of
 the same shape: one entry per article title, deleted ranges collapsed back into one heading.
 """
@@ -19,6 +22,8 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import read_json
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.sources import Source
+from auditpacks.packs.readreport import ReadReport, data_files
+from auditpacks.packs.tables import LocalTable, table_files
 
 BUNDLED_REGISTRY = "minpo.json"
 #: What a question must carry: its text and its gold article (``gold_article``, else read from ``article``).
@@ -26,8 +31,7 @@ BUNDLED_REGISTRY = "minpo.json"
 #: registry's only law; the language defaults to the script of the question; the id to its position.
 QUESTION_FIELDS = ("question",)
 #: Where each file lies: the HF dataset's layout first, then a clone of the GitHub repository.
-PLACES = {"registry.json": ("registry.json", "data/registry.json"),
-          "questions.json": ("questions.json", "data/questions.json")}
+PLACES = {"registry.json": ("registry.json", "data/registry.json")}
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -119,8 +123,11 @@ def _list_field(obj: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
-    """(registry, questions or None, manifest source entries, registry path) for a source or the bundle."""
+def load(source: Source | None, english: dict[str, str] | None = None, report: ReadReport | None = None,
+         ) -> tuple[dict[str, Any], list[dict[str, Any]] | None, list[dict[str, Any]], Path]:
+    """(registry, questions or None, manifest source entries, registry path) for a source or the bundle;
+    ``report``: what was read (articles of the registry, questions) and every questions or registry file
+    left out, recorded for :mod:`auditpacks.packs.readreport`."""
     if source is None:
         path = bundled_registry_path()
         data = read_json(path)
@@ -131,11 +138,26 @@ def load(source: Source | None, english: dict[str, str] | None = None) -> tuple[
     registry_path, data = locate(source, "registry.json", _is_registry)
     registry = validate_registry(data, registry_path.name)
     entries = [source_entry(registry_path, name=_relative(source, registry_path), origin=source.origin)]
+    if report is not None:
+        report.table("registry", [registry_path], sum(len(law["articles"]) for law in registry["laws"]))
+        for place in PLACES["registry.json"]:
+            if source.file(place).is_file() and source.file(place) != registry_path:
+                report.skip(source.file(place), f"{_relative(source, registry_path)} was read instead", data=False)
     questions = None
-    if any(source.file(place).is_file() for place in PLACES["questions.json"]):
-        questions_path, data = locate(source, "questions.json", lambda d: isinstance(d, list))
-        questions = validate_questions(data, questions_path.name, registry, english)
-        entries.append(source_entry(questions_path, name=_relative(source, questions_path), origin=source.origin))
+    files = table_files(source.root, "questions")
+    if files:
+        label = _relative(source, files[0]) if len(files) == 1 else f"questions ({len(files)} files)"
+        data = list(LocalTable(files, label, root=source.root).rows())
+        if not data:
+            raise PackError(f"{label}: read 0 questions (an empty table); remove it to use questions made "
+                            "from the registry")
+        questions = validate_questions(data, label, registry, english)
+        entries += [source_entry(p, name=_relative(source, p), origin=source.origin) for p in files]
+        if report is not None:
+            report.table("questions", files, len(data))
+    if report is not None:
+        report.skip_unread([p for p in data_files(source.root) if "question" in p.name or "registry" in p.name],
+                           "not the questions table read")
     return registry, questions, entries, registry_path
 
 

@@ -51,8 +51,25 @@ def packs(found: list[Path]) -> list[dict[str, Any]]:
             if pack.is_file() and isinstance(manifest, dict):
                 builder = manifest.get("builder")
                 out.append({"pack": str(pack), "builder": builder.get("name") if isinstance(builder, dict) else builder,
-                            "scenarios": (manifest.get("counts") or {}).get("scenarios")})
+                            "scenarios": (manifest.get("counts") or {}).get("scenarios"),
+                            **({"read": read} if (read := read_summary(manifest.get("read_report"))) else {})})
     return out
+
+
+def read_summary(report: Any) -> dict[str, Any] | None:
+    """What a pack's read report says in brief: tables and rows read, how many as declared, skipped, warnings."""
+    if not isinstance(report, dict) or not isinstance(report.get("tables"), list):
+        return None
+    tables = [t for t in report["tables"] if isinstance(t, dict)]
+    return {"tables": len(tables), "rows": sum(t.get("rows") or 0 for t in tables),
+            "as_declared": sum("declared" in t and t.get("declared") == t.get("rows") for t in tables),
+            "skipped": len(report.get("skipped") or []), "warnings": list(report.get("warnings") or [])}
+
+
+def _read_text(read: dict[str, Any]) -> str:
+    text = (f"; read {read['tables']} tables, {read['rows']} rows, {read['as_declared']} as declared, "
+            f"{read['skipped']} files skipped")
+    return text + (f", {len(read['warnings'])} warnings: {read['warnings'][0]}" if read["warnings"] else "")
 
 
 def runs(found: list[Path]) -> list[dict[str, Any]]:
@@ -85,7 +102,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"  {b['name']:<10} {b['title']}")
     print(f"packs under {args.folder}:" if listing["packs"] else f"packs under {args.folder}: none")
     for p in listing["packs"]:
-        print(f"  {p['pack']}  ({p['builder']}, {p['scenarios']} scenarios)")
+        print(f"  {p['pack']}  ({p['builder']}, {p['scenarios']} scenarios{_read_text(p['read']) if 'read' in p else ''})")
     print(f"runs under {args.folder}:" if listing["runs"] else f"runs under {args.folder}: none")
     for r in listing["runs"]:
         if "error" in r:

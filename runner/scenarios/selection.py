@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
 from auditpacks.core.errors import PackError
+from auditpacks.core.registry import BENCHMARKS
 from auditpacks.packs.pack import Pack
 from auditpacks.packs.sampling import check_count, per_group
 
+
+def published_smoke_file(pack: Pack) -> bool:
+    """Whether the pack file is a benchmark card's published smoke file (a plain list of scenarios, named
+    as the card names it): the whole file is its smoke set."""
+    return any(b.card is not None and pack.path.name == Path(b.card.smoke_file).name for b in BENCHMARKS.values())
+
+
 def smoke_subset(pack: Pack) -> list[dict[str, Any]]:
-    """The scenarios the pack's manifest names as its smoke set; a pack that names none is refused
-    (its first scenarios are no smoke set)."""
+    """The scenarios the pack's manifest names as its smoke set, or every scenario of a card's published
+    smoke file; any other pack that names none is refused (its first scenarios are no smoke set)."""
     names = (pack.manifest or {}).get("smoke")
+    if not names and published_smoke_file(pack):
+        return list(pack.scenarios)
     if not names:
         raise PackError(f"{pack.path.name}: the manifest names no smoke scenarios (field smoke); "
                         "use --limit N for the first N, or rebuild the pack")

@@ -85,3 +85,27 @@ def test_a_damaged_parquet_file_is_one_line_naming_it(tmp_path):
         list(table.rows())
     assert str(err.value).startswith("sub/x.parquet: cannot read: ")
     assert str(tmp_path) not in str(err.value)
+
+
+@pytest.mark.parametrize("text", ['[{"id": 1}, {"id": 2}]', '{"id": 1}\n{"id": 2}\n'])
+def test_a_json_file_is_read_by_content_list_or_lines(tmp_path, text):
+    path = tmp_path / "t.json"
+    path.write_text(text, encoding="utf-8")
+    assert [r["id"] for r in LocalTable([path], "t").rows()] == [1, 2]
+    path.write_text('[{"id": 1}, 2]', encoding="utf-8")
+    with pytest.raises(PackError, match=r"^t\.json record #1: a int, not a JSON object$"):
+        list(LocalTable([path], "t").rows())
+
+
+def test_table_files_a_folder_of_parts_else_named_files_first_place_wins(tmp_path):
+    from auditpacks.packs.tables import table_files
+
+    assert table_files(tmp_path, "q") == []
+    (tmp_path / "data" / "q" / "sub").mkdir(parents=True)
+    for name in ("part-00001.parquet", "part-00000.parquet", "sub/x.parquet", "notes.txt", ".hidden.parquet"):
+        (tmp_path / "data" / "q" / name).write_bytes(b"")
+    assert [p.relative_to(tmp_path).as_posix() for p in table_files(tmp_path, "q")] == [
+        "data/q/part-00000.parquet", "data/q/part-00001.parquet", "data/q/sub/x.parquet"]
+    for name in ("q-00001-of-00002.jsonl", "q-00000-of-00002.jsonl", "qq.jsonl"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in table_files(tmp_path, "q")] == ["q-00000-of-00002.jsonl", "q-00001-of-00002.jsonl"]

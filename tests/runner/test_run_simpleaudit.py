@@ -117,3 +117,50 @@ def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch
     own = pack_folder(pack) / LATEST_NAME / results_name(model_stem("qwen3:8b"))
     assert own.parent.parent.name == "tiny" and own.name != "qwen3_8b.json"
     assert json.loads(own.read_text())["results"] == json.loads(card.read_text())["results"]
+
+
+@pytest.mark.parametrize("where", ["simpleaudit/iustitia_marigonae_smoke3.json", "iustitia_marigonae_smoke3.json"])
+def test_the_cards_own_smoke_file_runs_its_three_scenarios(tmp_path, monkeypatch, where):
+    """The card's smoke file is a plain list of 3 scenarios with no manifest: ``--smoke`` runs all three,
+    where ``hf download`` puts it and in ``simpleaudit/`` itself (the card runs ``cd simpleaudit``)."""
+    from auditpacks.runner import run_simpleaudit
+    from tests.support.fake_openai import FakeOpenAI
+
+    card_file = ROOT / "tests" / "fixtures" / "iustitia" / "simpleaudit" / "iustitia_marigonae_smoke3.json"
+    names = [s["name"] for s in json.loads(card_file.read_text(encoding="utf-8"))]
+    assert len(names) == 3
+    (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / where).write_bytes(card_file.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    with FakeOpenAI() as server:
+        assert run_simpleaudit.main(["--smoke", "--target", "m", "--base-url", server.base_url, "--quiet"]) == 0
+        assert server.chat_requests == 3
+    saved = json.loads((tmp_path / "results" / "m.json").read_text(encoding="utf-8"))
+    assert sorted(r["scenario_name"] for r in saved["results"]) == sorted(names)
+
+
+def test_the_cards_full_file_runs_per_question_and_is_no_smoke_set(tmp_path, monkeypatch, capsys):
+    """The card's full file (a plain list, no manifest) runs as the card says with ``--per-question 1``; for
+    ``--smoke`` it is passed over (it names no smoke set) and the smoke file is looked for in the cache/hub."""
+    from auditpacks.runner import run_simpleaudit
+    from tests.support.fake_openai import FakeOpenAI
+
+    card_file = ROOT / "tests" / "fixtures" / "iustitia" / "simpleaudit" / "iustitia_marigonae_smoke3.json"
+    scenarios = json.loads(card_file.read_text(encoding="utf-8"))
+    (tmp_path / "simpleaudit").mkdir()
+    (tmp_path / "simpleaudit" / "iustitia_marigonae.json").write_text(json.dumps(scenarios), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    questions = {s["metadata"]["question_id"] for s in scenarios}
+    with FakeOpenAI() as server:
+        assert run_simpleaudit.main(["--per-question", "1", "--target", "m", "--base-url", server.base_url,
+                                     "--quiet"]) == 0
+        assert server.chat_requests == len(questions)
+        capsys.readouterr()
+        assert run_simpleaudit.main(["--smoke", "--target", "m", "--base-url", server.base_url, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert "hf:Kushtrim/iustitia-marigonae/simpleaudit/iustitia_marigonae_smoke3.json" in err
+        assert server.chat_requests == len(questions)

@@ -15,6 +15,11 @@
 * judges whose term began before D (undated: only those who sat on a kept document); a term end
   on or after D is not yet known and is blanked.
 
+A record listed more than once (one id on several rows) is one record, dated by its **latest**
+date: it is kept, as its latest row, only when that date is before D, so an earlier duplicate row
+can never carry it past the cut (an undated row of a document or resolution counts as later than
+any date; of an instrument or judge, any dated row wins).
+
 Derived values are recomputed on the cut graph: documents and citations per case, first and last
 document dates, citations per provision and per resolution.
 """
@@ -27,6 +32,7 @@ from collections import Counter
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditpacks.packs.icj.graph.graphdb import one_per_key
 from auditpacks.packs.icj.graph.reader import Graph
 
 
@@ -44,13 +50,31 @@ def _in(table: pa.Table, column: str, values) -> pa.Array:
     return pc.fill_null(pc.is_in(table[column], value_set=known), False)
 
 
-def _unique(table: pa.Table, key: str) -> pa.Table:
-    """The first row of each key (a copy may repeat an id; the database needs it once)."""
-    seen, keep = set(), []
-    for value in table[key].to_pylist():
-        keep.append(value is not None and value not in seen)
-        seen.add(value)
-    return table.filter(pa.array(keep, pa.bool_()))
+
+
+#: sorts after every ISO date: an undated row of a dated record makes it later than any cutoff
+UNDATED = "9999-99-99"
+
+
+def latest_rows(table: pa.Table, key: str, column: str, *, undated_last: bool = True) -> pa.Table:
+    """One row per key: the row with the latest ``column`` date (ties: the first). An undated row counts as
+    the latest (``undated_last``, where undated records are dropped) or the earliest (where they may stay)."""
+    best: dict = {}
+    for i, (value, day) in enumerate(zip(table[key].to_pylist(), table[column].to_pylist())):
+        if value is None:
+            continue
+        rank = day if day is not None else UNDATED if undated_last else ""
+        if value not in best or rank > best[value][0]:
+            best[value] = (rank, i)
+    return table.take(pa.array(sorted(i for _, i in best.values()), pa.int64()))
+
+
+def _dated_before(table: pa.Table, key: str, column: str, cutoff: str, *, undated: bool = False) -> pa.Table:
+    """Records (one row each, their latest) dated before ``cutoff``; ``undated``: records with no date at all
+    are kept too."""
+    table = latest_rows(table, key, column, undated_last=not undated)
+    mask = before(table[column], cutoff)
+    return table.filter(pc.or_(pc.is_null(table[column]), mask) if undated else mask)
 
 
 def _with(table: pa.Table, name: str, values: list, kind=pa.int64()) -> pa.Table:
@@ -60,19 +84,17 @@ def _with(table: pa.Table, name: str, values: list, kind=pa.int64()) -> pa.Table
 def cut(graph: Graph, cutoff: str) -> Graph:
     """The part of ``graph`` available before ``cutoff`` (``YYYY-MM-DD``), with derived values recomputed."""
     t = graph.tables
-    docs = _unique(_keep(t["documents"], before(t["documents"]["date"], cutoff)), "document_id")
+    docs = _dated_before(t["documents"], "document_id", "date", cutoff)
     doc_ids = set(docs["document_id"].to_pylist())
     cites = _keep(t["document_case_links"], _in(t["document_case_links"], "document_id", doc_ids))
     case_ids = set(docs["case_id"].to_pylist()) | set(cites["cited_case_id"].to_pylist())
-    cases = _unique(_keep(t["cases"], _in(t["cases"], "case_id", case_ids)), "case_id")
+    cases = one_per_key(_keep(t["cases"], _in(t["cases"], "case_id", case_ids)), "case_id")
     cites = _keep(cites, _in(cites, "cited_case_id", set(cases["case_id"].to_pylist())))
 
-    instruments = t["instruments"]
-    instruments = _unique(_keep(instruments, pc.or_(pc.is_null(instruments["date"]),
-                                                    before(instruments["date"], cutoff))), "instrument_id")
-    provisions = _unique(_keep(t["provisions"], _in(t["provisions"], "instrument_id",
+    instruments = _dated_before(t["instruments"], "instrument_id", "date", cutoff, undated=True)
+    provisions = one_per_key(_keep(t["provisions"], _in(t["provisions"], "instrument_id",
                                                     set(instruments["instrument_id"].to_pylist()))), "provision_key")
-    resolutions = _unique(_keep(t["resolutions"], before(t["resolutions"]["date"], cutoff)), "symbol")
+    resolutions = _dated_before(t["resolutions"], "symbol", "date", cutoff)
     symbols = set(resolutions["symbol"].to_pylist())
 
     def links(role: str, end: str, kept: set) -> pa.Table:
@@ -87,8 +109,9 @@ def cut(graph: Graph, cutoff: str) -> Graph:
     judges = t["judges"]
     seated = t["judge_links"].filter(_in(t["judge_links"], "document_id", doc_ids))
     sat = set(seated["judge_id"].to_pylist())
-    judges = _unique(_keep(judges, pc.if_else(pc.is_null(judges["term_start"]), _in(judges, "judge_id", sat),
-                                              before(judges["term_start"], cutoff))), "judge_id")
+    judges = latest_rows(judges, "judge_id", "term_start", undated_last=False)
+    judges = _keep(judges, pc.if_else(pc.is_null(judges["term_start"]), _in(judges, "judge_id", sat),
+                                      before(judges["term_start"], cutoff)))
     ended = before(judges["term_end"], cutoff)
     judges = judges.set_column(judges.column_names.index("term_end"), "term_end",
                                pc.if_else(ended, judges["term_end"], pa.scalar(None, pa.string())))

@@ -46,6 +46,15 @@ def _node_table(table: pa.Table) -> pa.Table:
     return pa.table(columns)
 
 
+def one_per_key(table: pa.Table, key: str) -> pa.Table:
+    """The first row of each key (the cut already holds one; a node table needs it whatever it is given)."""
+    seen, keep = set(), []
+    for value in table[key].to_pylist():
+        keep.append(value is not None and value not in seen)
+        seen.add(value)
+    return table.filter(pa.array(keep, pa.bool_()))
+
+
 def _ddl_type(arrow_type) -> str:
     return "DATE" if pa.types.is_date(arrow_type) else "INT64" if pa.types.is_integer(arrow_type) else "STRING"
 
@@ -60,7 +69,7 @@ def build_database(graph: Graph, path: Path, staging: Path) -> None:
     keys: dict[str, set] = {}
     try:
         for node, (role, key) in NODES.items():
-            table = _node_table(graph.tables[role])
+            table = _node_table(one_per_key(graph.tables[role], key))
             table = table.select([key] + [c for c in table.column_names if c != key])
             keys[node] = set(table[key].to_pylist())
             fields = ", ".join(f"{c} {_ddl_type(table.schema.field(c).type)}" for c in table.column_names)

@@ -2,7 +2,10 @@
 
 ``read_graph(root, mapping_file)`` finds each role's table by content (``detect``), reads only the
 columns it needs, spells case ids as the scorer does (three digits) and dates as ``YYYY-MM-DD``. A
-role the copy lacks is an empty table; a copy without documents or cases is refused.
+role the copy lacks is an empty table; a copy without documents or cases is refused. What was read is
+reconciled with what the copy declares (:mod:`auditpacks.packs.readreport`): a table whose rows differ
+from its ``manifest.json`` count, a table read as empty, or a table left out that fits a role stops
+the read with one line, unless ``allow_partial`` (then each is a warning kept in ``Graph.report``).
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditpacks.core.errors import FormatError
+from auditpacks.core.errors import FormatError, UserError
 from auditpacks.core.io import iter_jsonl
-from auditpacks.packs.icj.graph.detect import Found, assign, list_tables
+from auditpacks.packs.icj.graph.detect import Found, assign, list_tables, match_columns
 from auditpacks.packs.icj.graph.schema import Mapping, iso_date, load_mapping
 from auditpacks.packs.icj.graph.vectors import find_sources
 from auditpacks.packs.icj.targets import normalise_case_id
+from auditpacks.packs.readreport import ReadReport
 
 NEEDED = ("cases", "documents")
 DATE_COLUMNS = {"date", "term_start", "term_end"}
@@ -39,6 +43,8 @@ class Graph:
     found: dict[str, str] = field(default_factory=dict)
     #: passage kind → where the copy's passage vectors are (empty: the copy has none); see ``vectors.py``
     vector_sources: dict[str, Any] = field(default_factory=dict)
+    #: the read report (:class:`auditpacks.packs.readreport.ReadReport`, as a dict)
+    report: dict[str, Any] = field(default_factory=dict)
 
     def rows(self, role: str) -> list[dict[str, Any]]:
         return self.tables[role].to_pylist()
@@ -111,13 +117,56 @@ def _hash(found: dict[str, Found], mapping_file: Path | None) -> str:
     return digest.hexdigest()
 
 
-def read_graph(root: Path, mapping_file: Path | None = None) -> Graph:
+#: role → (its id, its date): a record listed twice must carry one date
+DATED = {"documents": ("document_id", "date"), "resolutions": ("symbol", "date"),
+         "instruments": ("instrument_id", "date"), "judges": ("judge_id", "term_start")}
+
+
+def _conflicts(name: str, table: pa.Table, key: str, column: str) -> list[str]:
+    """One line when some id of ``table`` is listed with different dates (naming the first ids)."""
+    days: dict[str, set] = {}
+    for value, day in zip(table[key].to_pylist(), table[column].to_pylist()):
+        if value is not None:
+            days.setdefault(value, set()).add(day)
+    clash = sorted(v for v, d in days.items() if len(d) > 1)
+    if not clash:
+        return []
+    shown = "; ".join(f"{v}: {', '.join(sorted(str(d) for d in days[v]))}" for v in clash[:3])
+    return [f"{name}: {len(clash)} {key} listed with conflicting {column}s ({shown}"
+            f"{'; ...' if len(clash) > 3 else ''}); each is cut by its latest date"]
+
+
+def _report(root: Path, tables, found: dict[str, Found], read: dict[str, pa.Table], mapping: Mapping,
+            allow_partial: bool) -> dict[str, Any]:
+    """Rows read per table beside the copy's declared counts; tables left out (fitting a role: an error)."""
+    report = ReadReport(root)
+    for role, item in found.items():
+        report.table(item.table.name, item.table.files, read[role].num_rows, declared_as=(role,))
+    for role, (key, column) in DATED.items():
+        if role in found:
+            report.findings += _conflicts(found[role].table.name, read[role], key, column)
+    used = {f for item in found.values() for f in item.table.files}
+    for table in tables:
+        if used.isdisjoint(table.files):
+            fits = [r for r, spec in mapping.roles.items() if match_columns(table, spec, mapping) is not None]
+            why = f"fits {', '.join(fits)}, another table was taken" if fits else "no role fits its columns"
+            for path in table.files:
+                report.skip(path, why, data=bool(fits))
+    try:
+        report.check(allow_partial)
+    except UserError as exc:
+        raise FormatError(str(exc)) from None
+    return report.as_dict()
+
+
+def read_graph(root: Path, mapping_file: Path | None = None, *, allow_partial: bool = False) -> Graph:
     """The graph in ``root`` (an ``hf download`` folder), read by content, with ``mapping_file`` applied."""
     root = Path(root)
     if not root.is_dir():
         raise FormatError(f"{root}: not a folder (expected a local copy of the ICJ Citation Graph)")
     mapping = load_mapping(mapping_file)
-    found = assign(list_tables(root), mapping, root)
+    listed = list_tables(root)
+    found = assign(listed, mapping, root)
     missing = [r for r in NEEDED if r not in found]
     if missing:
         raise FormatError(f"{root}: no table found for {', '.join(missing)} (name it in a mapping file; "
@@ -131,5 +180,6 @@ def read_graph(root: Path, mapping_file: Path | None = None) -> Graph:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             raise FormatError(f"{manifest_path}: not valid JSON") from None
+    report = _report(root, listed, found, tables, mapping, allow_partial)
     return Graph(tables, _hash(found, mapping_file), manifest if isinstance(manifest, dict) else {},
-                 {role: item.table.name for role, item in found.items()}, find_sources(found))
+                 {role: item.table.name for role, item in found.items()}, find_sources(found), report)

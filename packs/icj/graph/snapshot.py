@@ -24,7 +24,7 @@ from auditpacks.packs.icj.graph import cutoff as cutoffs
 from auditpacks.packs.icj.graph.graphdb import build_database
 from auditpacks.packs.icj.graph.lexical import LexicalIndex, build_index
 from auditpacks.packs.icj.graph.reader import Graph
-from auditpacks.packs.icj.tools.guard import Guard, later_identifiers
+from auditpacks.packs.icj.tools.guard import Guard, later_identifiers, withheld_values
 
 INFO, WITHHELD, DATABASE, LEXICAL, TABLES = "snapshot.json", "withheld.json", "graph.lbug", "lexical", "tables"
 
@@ -55,10 +55,12 @@ def _build(graph: Graph, cutoff: str, folder: Path) -> None:
     build_database(cut, folder / DATABASE, folder / "staging")
     shutil.rmtree(folder / "staging")
     passages = build_index(cut, folder / LEXICAL)
-    (folder / WITHHELD).write_text(json.dumps(sorted(later_identifiers(graph, cutoff))), encoding="utf-8")
+    withheld = later_identifiers(graph, cutoff) | withheld_values(graph, cutoff)
+    (folder / WITHHELD).write_text(json.dumps(sorted(withheld)), encoding="utf-8")
     info = {"cutoff": cutoff, "source_hash": graph.source_hash,
             "counts": {r: t.num_rows for r, t in cut.tables.items()},
             "lexical": {"method": "bm25", "library": "bm25s", "passages": passages},
+            "read_report": graph.report,
             "build_seconds": round(time.perf_counter() - started, 3)}
     (folder / INFO).write_text(json.dumps(info, indent=2, sort_keys=True), encoding="utf-8")
 

@@ -58,6 +58,17 @@ def find_sources(found: dict) -> dict[str, VectorSource]:
     return out
 
 
+def vector_dimensions(sources: dict[str, VectorSource]) -> int | None:
+    """The length of the copy's first non-empty passage vector (streamed), or None when it holds none."""
+    for source in sources.values():
+        for path in source.files:
+            for batch in pq.ParquetFile(path).iter_batches(columns=[source.vector_column]):
+                for vector in batch.column(0):
+                    if vector.is_valid and len(vector):
+                        return len(vector)
+    return None
+
+
 def vectors_for(graph, snapshot) -> "VectorIndex | None":
     """The vector index of ``snapshot``'s corpus, built on first use from ``graph``'s copy (None: it has no
     vectors)."""

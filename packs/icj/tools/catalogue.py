@@ -116,8 +116,19 @@ def _parameters_of(name: str) -> set[str]:
     return set(TOOLS[name][1]["properties"])
 
 
+def _tool_name(entry: Any) -> Any:
+    """A tool entry's name: the entry itself, its ``name`` (``tool``, ``id``), or an OpenAI ``function``'s."""
+    if isinstance(entry, dict):
+        if isinstance(entry.get("function"), dict):
+            return _tool_name(entry["function"])
+        return next((entry[k] for k in ("name", "tool", "id") if k in entry), None)
+    return entry
+
+
 def _tool(entry: Any, where: str, aliases: dict[str, str] | None = None) -> Tool:
-    name = entry.get("name") if isinstance(entry, dict) else entry
+    if isinstance(entry, dict) and isinstance(entry.get("function"), dict):
+        entry = entry["function"]
+    name = _tool_name(entry)
     does = (aliases or {}).get(name, name) if isinstance(name, str) else name
     if not isinstance(name, str) or does not in TOOLS:
         raise FormatError(f"{where}: tool {name!r} is not one auditpacks implements ({', '.join(TOOLS)}); "
@@ -145,10 +156,54 @@ def parse_aliases(values: list[str]) -> dict[str, str]:
     return out
 
 
+_CONDITION_KEYS = ("name", "condition", "id", "setting")
+_TOOLS_KEYS = ("tools", "tool_names", "functions", "allowed_tools")
+
+
+def _tools_of(value: Any) -> list | None:
+    """A condition's tool list: a list, or an object holding one under ``tools`` (``functions``, ...)."""
+    if isinstance(value, dict):
+        value = next((value[k] for k in _TOOLS_KEYS if k in value), None)
+    return value if isinstance(value, list) else None
+
+
+def condition_lists(data: Any, where: str) -> dict[str, list]:
+    """Condition → its tool entries, from a conditions file read by content: an object of condition →
+    tools (or → an object with ``tools``), the same under ``conditions``, a list of condition objects
+    (``name``/``condition`` and ``tools``), or a plain list of tool names (one condition, ``tools``)."""
+    inner = data.get("conditions") if isinstance(data, dict) else None
+    if isinstance(inner, dict) or (isinstance(inner, list) and inner and all(
+            isinstance(e, dict) and _tools_of(e) is not None for e in inner)):
+        data = inner
+    if isinstance(data, list) and all(isinstance(e, str) or (isinstance(e, dict) and _tool_name(e) is not None
+                                                             and _tools_of(e) is None) for e in data):
+        return {"tools": data}
+    if isinstance(data, list):
+        out = {}
+        for i, entry in enumerate(data):
+            name = next((entry[k] for k in _CONDITION_KEYS if isinstance(entry, dict) and k in entry), None)
+            tools = _tools_of(entry)
+            if not isinstance(name, str) or tools is None:
+                raise FormatError(f"{where}: condition #{i} has no name and tool list (expected "
+                                  f"{{'name': ..., 'tools': [...]}})")
+            out[name] = tools
+        return out
+    if not isinstance(data, dict):
+        raise FormatError(f"{where}: expected condition → tools, a list of conditions or a list of tool names")
+    out = {}
+    for condition, value in data.items():
+        tools = _tools_of(value)
+        if tools is None:
+            raise FormatError(f"{where}: condition {condition!r} holds no list of tools")
+        out[str(condition)] = tools
+    return out
+
+
 def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = None) -> dict[str, list[Tool]]:
     """Condition name → its tools: from ``protocol/conditions.json`` when given and present, else the defaults.
 
-    ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name."""
+    ``aliases`` maps a tool name of the copy to the tool here that answers it; the model sees the copy's name.
+    Every tool the file names that is not implemented here is named in one line."""
     path = Path(protocol) / "conditions.json" if protocol else None
     if path is None or not path.is_file():
         return {c: [_tool(n, "defaults", DEFAULT_ALIASES.get(c)) for n in names]
@@ -157,13 +212,12 @@ def conditions(protocol: Path | None = None, aliases: dict[str, str] | None = No
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError:
         raise FormatError(f"{path}: not valid JSON") from None
-    data = data.get("conditions", data) if isinstance(data, dict) else data
-    if not isinstance(data, dict):
-        raise FormatError(f"{path}: expected an object of condition name → list of tools")
-    out = {}
-    for condition, tools in data.items():
-        tools = tools.get("tools", []) if isinstance(tools, dict) else tools
-        if not isinstance(tools, list):
-            raise FormatError(f"{path}: condition {condition!r} holds no list of tools")
-        out[condition] = [_tool(entry, f"{path}: condition {condition!r}", aliases) for entry in tools]
-    return out
+    lists = condition_lists(data, str(path))
+    unknown = [(c, n) for c, entries in lists.items() for n in map(_tool_name, entries)
+               if not isinstance(n, str) or (aliases or {}).get(n, n) not in TOOLS]
+    if unknown:
+        named = ", ".join(f"{n!r} ({c})" for c, n in unknown)
+        raise FormatError(f"{path}: {len(unknown)} tool{'s' if len(unknown) > 1 else ''} not implemented here: "
+                          f"{named}; map each with --tool-alias NAME=TOOL (tools: {', '.join(TOOLS)})")
+    return {c: [_tool(entry, f"{path}: condition {c!r}", aliases) for entry in entries]
+            for c, entries in lists.items()}

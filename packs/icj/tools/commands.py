@@ -1,7 +1,8 @@
 """The ICJ Citation Graph's tool commands: ``describe``, ``snapshot`` and ``leak-audit``, and the flags every
 tool command takes (the graph copy, its mapping, the snapshot cache, the protocol's conditions).
 
-``leak-audit`` exits 1 when any tool returned a canary or something dated on or after a cutoff.
+``leak-audit`` exits 1 when any tool returned a marker of material dated on or after a cutoff, or
+anything else dated on or after it (see ``audit``).
 See docs/icj-tools.md.
 """
 
@@ -13,11 +14,12 @@ import os
 from pathlib import Path
 
 from auditpacks.core.errors import UserError
+from auditpacks.packs.readreport import add_allow_partial
 
 #: The commands besides ``run``: name → what it does.
-ACTIONS = {"describe": "which table of the graph copy is which, with row counts",
+ACTIONS = {"describe": "which table of the graph copy is which, with row counts and the read report",
            "snapshot": "build the per-cutoff snapshots (cached)",
-           "leak-audit": "plant canaries after each cutoff and fire generated calls at every tool"}
+           "leak-audit": "plant dated markers on and after each cutoff and fire generated calls at every tool"}
 
 
 def default_cache() -> Path:
@@ -29,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser, action: str) -> None:
     """The flags of ``action`` (``run`` or one of :data:`ACTIONS`)."""
     parser.add_argument("--graph", type=Path, required=True, help="local copy of the ICJ Citation Graph")
     parser.add_argument("--mapping", type=Path, help="YAML naming tables or columns the copy names otherwise")
+    add_allow_partial(parser)
     if action == "describe":
         return
     parser.add_argument("--cache", type=Path, default=None, help=f"snapshot folder (default {default_cache()}; "
@@ -62,12 +65,13 @@ def main(args) -> int:
     """Run ``args.action`` (one of :data:`ACTIONS`); its exit code."""
     from auditpacks.packs.icj.graph.reader import read_graph
 
-    graph = read_graph(args.graph, args.mapping)
+    graph = read_graph(args.graph, args.mapping, allow_partial=args.allow_partial)
     if args.action == "describe":
         counts = {role: table.num_rows for role, table in graph.tables.items()}
         listed = graph.manifest.get("counts", {}) if isinstance(graph.manifest.get("counts"), dict) else {}
         print(json.dumps({"tables": graph.found, "rows": counts, "manifest_counts": listed,
-                          "source_hash": graph.source_hash}, indent=2, sort_keys=True))
+                          "read_report": graph.report, "source_hash": graph.source_hash},
+                         indent=2, sort_keys=True))
         return 0
     cutoffs = _cutoffs(args)
     if args.action == "snapshot":
@@ -95,6 +99,10 @@ def _leak_audit(args, graph, cutoffs: list[str]) -> int:
         verdict = "passed" if report.passed else f"FAILED: {len(report.leaks)} leaking calls"
         print(f"leak audit {verdict} ({len(cutoffs)} cutoffs, {len(tools)} tools, {report.calls} calls; "
               f"{report.withheld_clean} clean results the guard would withhold)")
+        seen = summary["found"]
+        print(f"  planted {len(summary['planted'])} dated marker sets; seen {len(seen)} times at a cutoff "
+              f"({sum(not f['leak'] for f in seen)} of earlier material, allowed; {sum(f['leak'] for f in seen)} "
+              "of material dated on or after it)")
         for leak in summary["first_leaks"]:
             print(f"  {leak['cutoff']} {leak['tool']} {json.dumps(leak['arguments'], ensure_ascii=False)}: "
                   f"{leak['finding']}")

@@ -8,6 +8,7 @@ runs; string literals and comments are removed before that check, so a name like
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date, datetime
 from typing import Any
@@ -16,6 +17,9 @@ from auditpacks.core.errors import UserError
 from auditpacks.packs.icj.graph.graphdb import NODES, RELS
 
 ROW_CAP = 50
+#: rows an unordered query reads before sorting and capping them
+FETCH_CAP = 100_000
+_ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
 TIMEOUT_MS = 5000
 SEARCH_CAP = 20
 REFUSED = ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "LOAD", "ATTACH",
@@ -74,7 +78,7 @@ def schema_text() -> dict[str, Any]:
     return {"nodes": {name: {"key": key} for name, (_, key) in NODES.items()},
             "relationships": {name: {"from": src, "to": dst} for name, (_, _, src, _, dst) in RELS.items()},
             "notes": ["Case is a reserved word: write it `Case` in backticks.",
-                      "Dates are DATE values: compare with date('1950-01-31').",
+                      "Dates are DATE values: compare with date('YYYY-MM-DD').",
                       "Provision keys look like statute:article_36; resolution symbols like A/RES/2625(XXV).",
                       f"Results are capped at {ROW_CAP} rows; queries stop after {TIMEOUT_MS // 1000} s.",
                       "Passages are not in the graph: use the passage search tool."]}
@@ -95,24 +99,35 @@ def schema(snapshot) -> dict[str, Any]:
     return out
 
 
+def _row_key(row: Any) -> str:
+    return json.dumps(plain(row), sort_keys=True, ensure_ascii=False, default=str)
+
+
 def run_query(snapshot, query: str, row_cap: int = ROW_CAP, timeout_ms: int = TIMEOUT_MS) -> dict[str, Any]:
-    """Run a read-only query on the snapshot: columns, at most ``row_cap`` rows, and the dates returned."""
+    """Run a read-only query on the snapshot: columns, at most ``row_cap`` rows, and the dates returned. A
+    query without ``ORDER BY`` gets its rows sorted (by their JSON), so a rerun returns the same rows in the
+    same order (and replays from the cache)."""
     import ladybug
 
     why = refusal(query)
     if why:
         raise QueryRefused(f"query refused: {why}")
+    ordered = bool(_ORDER_BY.search(_STRINGS.sub("''", query)))
     connection = ladybug.Connection(snapshot.database)
     connection.set_query_timeout(timeout_ms)
     try:
         result = connection.execute(query)
         columns = result.get_column_names()
         rows, truncated = [], False
-        while result.has_next():
-            if len(rows) == row_cap:
+        while result.has_next():  # unordered: every row (up to FETCH_CAP) is read, sorted, then capped
+            if len(rows) == (row_cap if ordered else FETCH_CAP):
                 truncated = True
                 break
             rows.append(result.get_next())
+        if not ordered:
+            rows = sorted(rows, key=_row_key)
+            truncated = truncated or len(rows) > row_cap
+            rows = rows[:row_cap]
     except RuntimeError as exc:
         message = str(exc).splitlines()[0][:300]
         if "Interrupted" in message:

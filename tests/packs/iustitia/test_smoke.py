@@ -10,7 +10,7 @@ import yaml
 from auditpacks.core.errors import PackError
 from auditpacks.packs.codebook import DEFAULT_PATH
 from auditpacks.runner.cli.main import main
-from tests.support.iustitia import build_pack, copy_source, rows, write_rows
+from tests.support.iustitia import build_pack, copy_source, manifest, rows, write_rows
 
 RENAMED = {"GUILTY.VERDICT": "VERDICT", "DEF.SUSPENDED_SENTENCE": "SENTENCE_SUSP", "VIC.PRESENT_AT_HEARING": "V.HEARD"}
 
@@ -94,3 +94,27 @@ def test_a_limit_over_the_tasks_is_refused_unless_accepted(tmp_path):
     with pytest.raises(PackError, match=r"iustitia --limit 99: asked for 99 scenarios, the selection has 15"):
         build_pack(tmp_path, "--limit", "99", name="a.json")
     assert len(build_pack(tmp_path, "--limit", "99", "--allow-fewer", name="b.json")) == 15
+
+
+@pytest.mark.parametrize("extra", [(), ("--allow-fewer",)])
+def test_a_full_build_never_needs_the_smoke_questions(tmp_path, extra):
+    root = copy_source(tmp_path, smoke=False)
+    _drop(root, "DEF.SUSPENDED_SENTENCE")
+    pack = build_pack(tmp_path, *extra, source=root)
+    kept = [t for t in rows("tasks") if t["question_id"] != "DEF.SUSPENDED_SENTENCE"]
+    assert len(pack) == len([t for t in kept if t["is_canonical"]])
+    book = manifest(tmp_path)
+    assert book["smoke"] == ["GUILTY.VERDICT - domv901", "VIC.PRESENT_AT_HEARING - domv901_v1"]
+    assert len(book["smoke_missing"]) == 1
+    assert book["smoke_missing"][0].startswith("smoke question 'suspended sentence': no eligible question")
+
+
+def test_a_full_build_notes_smoke_file_tasks_this_copy_lacks(tmp_path):
+    root = copy_source(tmp_path)
+    listed = [s["metadata"]["task_id"] for s in json.loads((root / "simpleaudit" / "iustitia_marigonae_smoke3.json")
+                                                             .read_text(encoding="utf-8"))]
+    write_rows(root, "tasks", [t for t in rows("tasks") if t["task_id"] != listed[1]])
+    build_pack(tmp_path, source=root)
+    book = manifest(tmp_path)
+    assert len(book["smoke"]) == 2
+    assert book["smoke_missing"] == [f"smoke task {listed[1]}: not an eligible task of this track"]

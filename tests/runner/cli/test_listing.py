@@ -29,3 +29,17 @@ def test_lists_benchmarks_packs_and_runs_once(tmp_path, capsys):
 def test_a_missing_folder_is_one_line(tmp_path, capsys):
     assert main(["list", str(tmp_path / "nope")]) == 2
     assert capsys.readouterr().err.strip().endswith("nope: no such folder")
+
+
+def test_a_packs_read_report_is_shown_in_brief(tmp_path, capsys):
+    from tests.support.paths import FIXTURES
+
+    out = tmp_path / "icj.json"
+    assert main(["build", "icj", "--source", str(FIXTURES / "icj"), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["list", str(tmp_path), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["packs"]
+    # the fixture's data/test.jsonl and data/inputs.jsonl, 5 targets each, nothing declared, nothing skipped
+    assert listed[0]["read"] == {"tables": 2, "rows": 10, "as_declared": 0, "skipped": 0, "warnings": []}
+    assert main(["list", str(tmp_path)]) == 0
+    assert "(icj, 5 scenarios; read 2 tables, 10 rows, 0 as declared, 0 files skipped)" in capsys.readouterr().out

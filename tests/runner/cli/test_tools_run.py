@@ -106,7 +106,7 @@ def test_cypher_semantic_searches_the_copys_vectors_with_the_endpoints_query_vec
                      "Cypher + Semantic", "--base-url", server.base_url, "--target", "scripted", "--limit", "2",
                      "--embeddings-url", server.base_url, "--embeddings-model", "words", "--out", str(out),
                      "--cache", str(tmp_path / "cache")]) == 0
-        assert server.embedded == ["diplomatic staff hostages"] * 2
+        assert server.embedded[1:] == ["diplomatic staff hostages"] * 2  # after the encoder's probe
     record = RunRecord.load(out / record_name("scripted"))
     assert record.condition.tools == {"get_schema": "get_schema", "run_cypher": "run_cypher",
                                       "search_passages": "semantic_search"}
@@ -116,6 +116,37 @@ def test_cypher_semantic_searches_the_copys_vectors_with_the_endpoints_query_vec
         found = json.loads(trace["steps"][1]["result"])
         assert found["method"] == "vector (cosine), cut corpus" and len(found["passages"]) == 3
         assert all(date < trace["cutoff"] for date in found["source_dates"])
+
+
+def _semantic(pack, tmp_path, graph, server, embeddings_url):
+    return main(["tools", "icj", "run", "--graph", str(graph), "--pack", str(pack), "--condition", "Cypher + Semantic",
+                 "--base-url", server.base_url, "--target", "scripted", "--embeddings-url", embeddings_url,
+                 "--embeddings-model", "words", "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache")])
+
+
+def test_a_semantic_condition_whose_parts_are_missing_is_refused_before_any_request(pack, tmp_path, capsys):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    empty = tmp_path / "no-vectors"
+    shutil.copytree(GRAPH, empty)
+    for path in sorted((empty / "data" / "passages").glob("*.parquet")):
+        table = pq.read_table(path)
+        nulls = pa.nulls(table.num_rows, table.schema.field("embedding").type)
+        pq.write_table(table.set_column(table.column_names.index("embedding"), "embedding", nulls), path)
+    with ScriptedToolServer(script, embed=hashing_encoder(4)) as server:
+        assert _semantic(pack, tmp_path, empty, server, server.base_url) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "holds no passage vectors" in err and "embedding is empty" in err
+        assert _semantic(pack, tmp_path, GRAPH, server, "http://127.0.0.1:9/v1") == 2  # nothing listens there
+        assert "the embeddings endpoint gives no query vector" in capsys.readouterr().err
+        assert not server.requests and not server.embedded
+    with ScriptedToolServer(script, embed=hashing_encoder(64)) as server:  # the fixture's vectors have 4
+        assert _semantic(pack, tmp_path, GRAPH, server, server.base_url) == 2
+        assert "gives 64-dimensional vectors, the copy's passage vectors have 4" in capsys.readouterr().err
+        assert not server.requests
 
 
 def test_every_tool_loop_call_is_capped_and_carries_the_inputs_system_message(pack, tmp_path):

@@ -40,6 +40,16 @@ def test_smoke_is_the_manifest_list_in_its_order_and_never_the_first_three(tmp_p
     assert str(err.value) == "p.json: manifest field smoke names unknown scenario 'S9'"
 
 
+def test_a_cards_published_smoke_file_is_its_own_smoke_set(tmp_path):
+    scenarios = [_s(i) for i in range(3)]
+    card = Pack(path=tmp_path / "simpleaudit" / "iustitia_marigonae_smoke3.json", scenarios=scenarios, manifest=None,
+                sha256="")
+    assert selection.select(card, smoke=True) == scenarios  # the registry's card smoke file name, no manifest
+    renamed = Pack(path=tmp_path / "smoke3.json", scenarios=scenarios, manifest=None, sha256="")
+    with pytest.raises(PackError, match="the manifest names no smoke scenarios"):
+        selection.select(renamed, smoke=True)
+
+
 def test_names_pick_scenarios_in_the_order_given(tmp_path):
     scenarios = [_s(i) for i in range(4)]
     pack = _pack(tmp_path, scenarios)

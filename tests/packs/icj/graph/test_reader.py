@@ -53,11 +53,16 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def test_a_renamed_column_needs_the_mapping_file(tmp_path):
+    import pyarrow as pa
+
     copy = _copy(tmp_path)
     path = copy / "data/documents.parquet"
     table = pq.read_table(path)
-    pq.write_table(table.rename_columns(["doc_id", "case_id", "handed_down", *table.column_names[3:]]), path)
-    with pytest.raises(FormatError, match="no table found for documents"):
+    table = table.rename_columns(["doc_id", "case_id", "handed_down", *table.column_names[3:]])
+    pq.write_table(table, path)
+    assert read_graph(copy).rows("documents")[0]["date"] == "1947-12-01"  # the one date column, by content
+    pq.write_table(table.append_column("received", pa.array(["1947-05-22"] * table.num_rows)), path)
+    with pytest.raises(FormatError, match="no table found for documents"):  # two date columns: which one?
         read_graph(copy)
     mapping = tmp_path / "mapping.yaml"
     mapping.write_text("columns:\n  documents: {date: handed_down}\n")

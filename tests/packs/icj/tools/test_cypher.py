@@ -61,3 +61,24 @@ def test_search_says_it_is_lexical(snap):
     result = cypher.search_passages(snap, "Corfu mines", 3)
     assert result["method"] == "bm25 (lexical)"
     assert result["passages"][0]["source"].startswith("ICJ_001_")
+
+
+def test_a_query_without_order_by_returns_its_rows_sorted_then_capped(snap):
+    ids = sorted(r["document_id"] for r in snap.rows("documents"))  # the cut graph's own table
+    result = run_query(snap, "MATCH (d:Document) RETURN d.document_id", row_cap=5)
+    assert [row[0] for row in result["rows"]] == ids[:5] and result["truncated"] is True
+    assert run_query(snap, "MATCH (d:Document) RETURN d.document_id", row_cap=5) == result  # a rerun: the same
+    everything = run_query(snap, "match (d:Document) return d.document_id", row_cap=len(ids))
+    assert [row[0] for row in everything["rows"]] == ids and everything["truncated"] is False
+    newest = run_query(snap, "MATCH (d:Document) RETURN d.document_id ORDER BY d.date DESC", row_cap=1)
+    assert newest["rows"][0][0] == max(snap.rows("documents"), key=lambda r: r["date"])["document_id"]
+
+
+def test_no_tool_text_carries_a_fixed_date():
+    import json
+    import re
+
+    from auditpacks.packs.icj.tools.catalogue import TOOLS
+
+    text = json.dumps([cypher.schema_text(), [(d, s) for d, s, _ in TOOLS.values()]])
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", text)

@@ -31,7 +31,7 @@ def test_conditions_json_names_the_conditions_and_tools(tmp_path):
     assert {c: [t.name for t in tools] for c, tools in found.items()} == {
         "parametric": [], "designed_tools": ["find_case", "get_document", "find_provision", "find_resolution"]}
     (tmp_path / "conditions.json").write_text(json.dumps({"x": ["find_case", "teleport"]}))
-    with pytest.raises(FormatError, match="tool 'teleport' is not one auditpacks implements"):
+    with pytest.raises(FormatError, match=r"1 tool not implemented here: 'teleport' \(x\); map each"):
         conditions(tmp_path)
     schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
     (tmp_path / "conditions.json").write_text(json.dumps({"x": [{"name": "find_case", "parameters": schema}]}))
@@ -75,6 +75,35 @@ def test_results_are_capped_and_carry_their_dates(snap, monkeypatch):
     capped = box.call("get_case", {"case_id": "001"})
     assert capped.truncated and capped.content.endswith("…[result cut at the size cap]")
     assert len(capped.content) == 50 + len(" …[result cut at the size cap]")
+
+
+SHAPES = [
+    {"graph": ["find_case", "get_case"]},                                          # condition → names
+    {"conditions": {"graph": {"tools": ["find_case", "get_case"]}}},               # under conditions, objects
+    [{"name": "graph", "tools": ["find_case", {"name": "get_case"}]}],             # a list of condition objects
+    {"conditions": [{"condition": "graph", "tools": [                              # OpenAI function entries
+        {"type": "function", "function": {"name": "find_case"}}, {"type": "function", "function": {"name": "get_case"}}]}]},
+]
+
+
+@pytest.mark.parametrize("data", SHAPES)
+def test_a_conditions_file_is_read_by_content_in_each_plausible_shape(tmp_path, data):
+    (tmp_path / "conditions.json").write_text(json.dumps(data))
+    assert {c: [t.does for t in tools] for c, tools in conditions(tmp_path).items()} == {
+        "graph": ["find_case", "get_case"]}
+
+
+def test_a_plain_list_of_tool_names_is_one_condition_and_every_unknown_tool_is_named(tmp_path):
+    (tmp_path / "conditions.json").write_text(json.dumps(["find_case", "get_judge"]))
+    assert [t.name for t in conditions(tmp_path)["tools"]] == ["find_case", "get_judge"]
+    (tmp_path / "conditions.json").write_text(json.dumps({"a": ["lookup_case", "find_case"], "b": ["cypher_query"]}))
+    with pytest.raises(FormatError) as err:
+        conditions(tmp_path)
+    assert "2 tools not implemented here: 'lookup_case' (a), 'cypher_query' (b); map each with --tool-alias" in \
+        str(err.value)
+    (tmp_path / "conditions.json").write_text(json.dumps([{"tools": ["find_case"]}]))
+    with pytest.raises(FormatError, match=r"condition #0 has no name and tool list"):
+        conditions(tmp_path)
 
 
 def test_a_tool_of_the_copy_is_answered_through_its_alias(tmp_path, snap):
