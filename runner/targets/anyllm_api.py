@@ -6,7 +6,10 @@ where the provider table says the SDK takes ``max_retries`` and without the opti
 parameters the table says the provider refuses (Anthropic: ``seed``). Where the table says the
 provider caches up to a marked block (Anthropic), the chat target marks the document block with
 ``cache_control``, which any-llm passes on; the reply's prompt-cache reads and writes come back
-inside any-llm's OpenAI-style usage and are read by :func:`~runner.models.usage.from_openai`. The
+inside any-llm's OpenAI-style usage and are read by :func:`~runner.models.usage.from_openai`. Where
+the table names the SDK's keyword for an ``httpx.AsyncClient``, the SDK is given one of
+:mod:`auditpacks.core.bounded_http` (:func:`sdk_options`), so a reply is read under the same byte
+cap and total deadline as on our own clients. The
 :class:`~auditpacks.runner.models.model.Model` around it adds the cache and our retry layer.
 """
 
@@ -14,10 +17,22 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from auditpacks.core import bounded_http
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.usage import from_openai
 from auditpacks.runner.targets import providers
+
+
+def sdk_options(provider: str, base_url: str | None, timeout: float | None, *,
+                pooled: bool = True) -> dict[str, Any] | None:
+    """The keyword arguments the provider's SDK client is made with: its retries off and our time-out where it
+    takes them, and a bounded ``httpx.AsyncClient`` where the table names its keyword (None: none of these)."""
+    row = providers.provider(provider)
+    options: dict[str, Any] = {"max_retries": 0, "timeout": timeout} if row.sdk_retries else {}
+    if row.http_client:
+        options[row.http_client] = bounded_http.async_client(base_url, timeout=timeout, pooled=pooled)
+    return options or None
 
 
 class AnyLLMChatAPI(ModelAPI):
@@ -36,9 +51,8 @@ class AnyLLMChatAPI(ModelAPI):
         if self._client is None:
             from auditpacks.runner.targets.simpleaudit_adapter import anyllm_client
 
-            kwargs = {"max_retries": 0, "timeout": self.timeout} if providers.provider(self.provider).sdk_retries \
-                else None
-            self._client = anyllm_client(self.secret, self.base_url, self.provider, kwargs)
+            options = sdk_options(self.provider, self.base_url, self.timeout)
+            self._client = anyllm_client(self.secret, self.base_url, self.provider, options)
         return self._client
 
     def build(self, request: Request) -> dict[str, Any]:
