@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
@@ -34,13 +35,36 @@ def reply_from_completion(completion: Any) -> Reply:
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
     usage = getattr(completion, "usage", None)
     tokens = from_openai(usage)
-    calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments or ""}
-             for c in (getattr(message, "tool_calls", None) or [])]
+    calls = [tool_call(c, i) for i, c in enumerate(getattr(message, "tool_calls", None) or [])]
     return Reply(content=message.content or "", reasoning=reasoning if isinstance(reasoning, str) else None,
                  input_tokens=getattr(usage, "prompt_tokens", None),
                  output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
                  cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None,
                  tool_calls=calls or None)
+
+
+#: The longest tool-call arguments kept (characters); longer ones are cut, with their true length beside them.
+MAX_TOOL_ARGUMENT_CHARS = 16_000
+
+
+def tool_call(call: Any, index: int) -> dict[str, Any]:
+    """One tool call as a reply keeps it, ``{"id", "name", "arguments"}``, whatever the server sent: a call
+    without ``function`` has name None, arguments that are not text become JSON text, and arguments over
+    :data:`MAX_TOOL_ARGUMENT_CHARS` are cut with ``arguments_chars`` (their true length) beside them."""
+    function = getattr(call, "function", None)
+    name = getattr(function, "name", None)
+    arguments = getattr(function, "arguments", None)
+    if arguments is not None and not isinstance(arguments, str):
+        try:
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            arguments = repr(arguments)[:MAX_TOOL_ARGUMENT_CHARS + 1]
+    out = {"id": str(getattr(call, "id", None) or f"call_{index}")[:100],
+           "name": name[:200] if isinstance(name, str) else None, "arguments": arguments or ""}
+    if len(out["arguments"]) > MAX_TOOL_ARGUMENT_CHARS:
+        out["arguments_chars"] = len(out["arguments"])
+        out["arguments"] = out["arguments"][:MAX_TOOL_ARGUMENT_CHARS]
+    return out
 
 
 def cache_key_of(group: str) -> str:

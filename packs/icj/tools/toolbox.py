@@ -14,7 +14,8 @@ from typing import Any
 
 import jsonschema
 
-from auditpacks.core.errors import UserError
+from auditpacks.core.errors import FormatError, UserError
+from auditpacks.core.io import parse_json
 from auditpacks.packs.icj.tools.catalogue import Tool
 from auditpacks.packs.icj.tools.guard import LeakError
 
@@ -42,9 +43,11 @@ class ToolResult:
 def _arguments(arguments: Any) -> tuple[dict | None, str | None]:
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = parse_json(arguments, "arguments") if arguments.strip() else {}
         except json.JSONDecodeError as exc:
             return None, f"arguments are not valid JSON ({exc.msg})"
+        except (FormatError, UnicodeDecodeError) as exc:   # nested too deeply, a number too long, a lone surrogate
+            return None, str(exc)
     if not isinstance(arguments, dict):
         return None, "arguments must be a JSON object"
     return arguments, None
@@ -90,6 +93,8 @@ class ToolBox:
                 jsonschema.validate(args, self.tools[name].parameters)
             except jsonschema.ValidationError as exc:
                 problem = f"arguments do not fit the tool: {exc.message[:200]}"
+            except RecursionError:
+                problem = "arguments: JSON nested too deeply to check"
         if problem:
             return self._error(name, arguments, problem)
         try:
