@@ -35,6 +35,8 @@ import httpx
 #: Largest response body read (decoded), far above any real model reply (a few hundred kilobytes).
 MAX_REPLY_BYTES = 64 * 2**20
 MAX_REPLY_VARIABLE = "AUDITPACKS_MAX_REPLY_BYTES"
+#: A judge's or auditor's reply is a verdict or a question (kilobytes): its cap is far lower.
+MAX_ROLE_REPLY_BYTES = 2 * 2**20
 
 
 class BudgetExceeded(httpx.TransportError):
@@ -57,6 +59,11 @@ def max_reply_bytes() -> int:
     """The byte cap: ``AUDITPACKS_MAX_REPLY_BYTES`` when set to a positive integer, else the default."""
     value = os.environ.get(MAX_REPLY_VARIABLE, "")
     return int(value) if value.isdigit() and int(value) > 0 else MAX_REPLY_BYTES
+
+
+def role_reply_bytes() -> int:
+    """The byte cap on a judge's or auditor's reply: :data:`MAX_ROLE_REPLY_BYTES`, or the reply cap when lower."""
+    return min(MAX_ROLE_REPLY_BYTES, max_reply_bytes())
 
 
 def budget_error(exc: BaseException | None) -> BudgetExceeded | None:

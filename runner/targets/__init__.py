@@ -33,17 +33,20 @@ EMBEDDED_URL = "http://embedded.invalid/v1"   # the embedded model's stand-in ad
 
 def chat_api(provider: str, *, model: str, base_url: str | None, api_key: str | None, timeout: float | None,
              identity: dict[str, Any] | None = None, preflight=None, slot_pinning: bool = False,
-             max_tokens: int | None = None, embedded: bool = False) -> ModelAPI:
-    """The provider class for one endpoint of a target, a judge or an auditor model."""
+             max_tokens: int | None = None, embedded: bool = False, max_bytes: int | None = None) -> ModelAPI:
+    """The provider class for one endpoint of a target, a judge or an auditor model (``max_bytes``: the cap on
+    its replies' bodies, None: the reply cap)."""
     row = providers.provider(provider)
     if row.api == providers.OLLAMA and not embedded:
         from auditpacks.runner.targets.ollama_native import OllamaChatAPI
 
-        return OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=timeout, max_tokens=max_tokens)
+        return OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=timeout, max_tokens=max_tokens,
+                             max_bytes=max_bytes)
     if row.api == providers.ANYLLM and not embedded:
         from auditpacks.runner.targets.anyllm_api import AnyLLMChatAPI
 
-        return AnyLLMChatAPI(provider, model=model, base_url=base_url, api_key=api_key, timeout=timeout)
+        return AnyLLMChatAPI(provider, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+                             max_bytes=max_bytes)
     from auditpacks.runner.targets.openai_compat import OpenAIChatAPI
 
     url = (base_url or EMBEDDED_URL) if embedded else openai_base_url(provider, base_url)
@@ -52,7 +55,7 @@ def chat_api(provider: str, *, model: str, base_url: str | None, api_key: str | 
         identity=identity or {"base_url": url.rstrip("/")},
         token_param="max_completion_tokens" if providers.official_openai(provider, url) else "max_tokens",
         preflight=preflight, slot_pinning=slot_pinning,
-        prompt_cache_key=not embedded and providers.official_openai(provider, url),
+        prompt_cache_key=not embedded and providers.official_openai(provider, url), max_bytes=max_bytes,
     )
 
 

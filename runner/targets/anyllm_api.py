@@ -24,14 +24,15 @@ from auditpacks.runner.models.usage import from_openai
 from auditpacks.runner.targets import providers
 
 
-def sdk_options(provider: str, base_url: str | None, timeout: float | None, *,
-                pooled: bool = True) -> dict[str, Any] | None:
+def sdk_options(provider: str, base_url: str | None, timeout: float | None, *, pooled: bool = True,
+                max_bytes: int | None = None) -> dict[str, Any] | None:
     """The keyword arguments the provider's SDK client is made with: its retries off and our time-out where it
     takes them, and a bounded ``httpx.AsyncClient`` where the table names its keyword (None: none of these)."""
     row = providers.provider(provider)
     options: dict[str, Any] = {"max_retries": 0, "timeout": timeout} if row.sdk_retries else {}
     if row.http_client:
-        options[row.http_client] = bounded_http.async_client(base_url, timeout=timeout, pooled=pooled)
+        options[row.http_client] = bounded_http.async_client(base_url, timeout=timeout, pooled=pooled,
+                                                             max_bytes=max_bytes)
     return options or None
 
 
@@ -39,8 +40,9 @@ class AnyLLMChatAPI(ModelAPI):
     """One ``acompletion`` call to an any-llm provider."""
 
     def __init__(self, provider: str, *, model: str, base_url: str | None, api_key: str | None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, max_bytes: int | None = None) -> None:
         self.provider, self.model, self.base_url, self.timeout = provider, model, base_url, timeout
+        self.max_bytes = max_bytes
         self.secret = api_key
         self.cache_marks = providers.provider(provider).cache_marks
         self._client = None
@@ -51,7 +53,7 @@ class AnyLLMChatAPI(ModelAPI):
         if self._client is None:
             from auditpacks.runner.targets.simpleaudit_adapter import anyllm_client
 
-            options = sdk_options(self.provider, self.base_url, self.timeout)
+            options = sdk_options(self.provider, self.base_url, self.timeout, max_bytes=self.max_bytes)
             self._client = anyllm_client(self.secret, self.base_url, self.provider, options)
         return self._client
 

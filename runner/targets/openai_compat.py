@@ -78,8 +78,8 @@ class OpenAIChatAPI(ModelAPI):
     def __init__(self, *, model: str, base_url: str, api_key: str, timeout: float | None = None,
                  identity: Mapping[str, Any] | None = None, token_param: str = "max_tokens",
                  preflight: Callable[[], None] | None = None, slot_pinning: bool = False,
-                 prompt_cache_key: bool = False) -> None:
-        self.model, self.base_url, self.timeout = model, base_url.rstrip("/"), timeout
+                 prompt_cache_key: bool = False, max_bytes: int | None = None) -> None:
+        self.model, self.base_url, self.timeout, self.max_bytes = model, base_url.rstrip("/"), timeout, max_bytes
         self.identity = dict(identity or {"base_url": self.base_url})
         self.token_param, self.slot_pinning = token_param, slot_pinning
         self.prompt_cache_key = prompt_cache_key   # send each document's key, so its requests meet its cached prefix
@@ -149,8 +149,8 @@ class OpenAIChatAPI(ModelAPI):
 
             self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.secret, max_retries=0,
                                               timeout=self.timeout, default_headers={"User-Agent": USER_AGENT},
-                                              http_client=bounded_http.async_client(self.base_url,
-                                                                                    timeout=self.timeout))
+                                              http_client=bounded_http.async_client(
+                                                  self.base_url, timeout=self.timeout, max_bytes=self.max_bytes))
         return self._client
 
     @property
