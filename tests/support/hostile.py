@@ -32,7 +32,8 @@ def completion(content: str, usage: str = '{"prompt_tokens": 12, "completion_tok
 
 
 class HostileServer:
-    def __init__(self, mode: str, *, drip_s: float = 0.2, lifetime_s: float = 120.0, big_bytes: int = 30_000_000) -> None:
+    def __init__(self, mode: str, *, drip_s: float = 0.2, lifetime_s: float = 120.0,
+                 big_bytes: int = 30_000_000) -> None:
         self.mode, self.drip_s, self.lifetime_s, self.big_bytes = mode, drip_s, lifetime_s, big_bytes
         self.posts = 0
         self.port = 0

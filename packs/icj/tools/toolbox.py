@@ -1,7 +1,8 @@
 """Calling a condition's tools on one snapshot: arguments checked, every result guarded and capped.
 
 ``ToolBox(snapshot, tools).call(name, arguments)`` never raises for the model's input: a bad name,
-arguments that do not fit the tool's JSON schema, a refused query or a leak all become an error
+arguments that do not fit the tool's JSON schema (checked by :mod:`~auditpacks.packs.icj.tools.schemas`:
+nothing fetched, patterns under a time limit), a refused query or a leak all become an error
 result. A leak's content is never returned: the model reads only that the result was withheld,
 and the trace keeps what the guard found.
 """
@@ -12,10 +13,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import jsonschema
-
 from auditpacks.core.errors import FormatError, UserError
 from auditpacks.core.io import parse_json
+from auditpacks.packs.icj.tools import schemas
 from auditpacks.packs.icj.tools.catalogue import Tool
 from auditpacks.packs.icj.tools.guard import LeakError
 
@@ -89,12 +89,7 @@ class ToolBox:
             return self._error(str(name), arguments, f"no tool {name!r}; tools: {', '.join(self.tools)}")
         args, problem = _arguments(arguments)
         if problem is None:
-            try:
-                jsonschema.validate(args, self.tools[name].parameters)
-            except jsonschema.ValidationError as exc:
-                problem = f"arguments do not fit the tool: {exc.message[:200]}"
-            except RecursionError:
-                problem = "arguments: JSON nested too deeply to check"
+            problem = schemas.problem(args, self.tools[name].parameters)
         if problem:
             return self._error(name, arguments, problem)
         try:
