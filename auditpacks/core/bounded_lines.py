@@ -5,7 +5,8 @@ line of at most ``max_line`` bytes: a longer line is not kept but handed on as a
 marker (its number and true size), its rest read and dropped, so the caller can record it against
 what it was for and go on. At ``max_total`` bytes, :class:`LinesTooLarge` stops the read, its
 message naming the source and the limit. :func:`file_lines` reads a file this way and refuses what
-is not a regular file (a device such as ``/dev/zero``, a pipe, a folder), which would never end.
+is not a regular file (a device such as ``/dev/zero``, a pipe, a folder), which would never end;
+:func:`read_capped` reads a small one whole.
 """
 
 from __future__ import annotations
@@ -94,3 +95,10 @@ def file_lines(path: str | os.PathLike, *, max_line: int, max_total: int, what: 
             raise refused
         yield from capped_lines(iter(lambda: fh.read(_CHUNK), b""), source=f"{path.name} ({what})",
                                 max_line=max_line, max_total=max_total, hint=hint)
+
+
+def read_capped(path: str | os.PathLike, max_bytes: int, *, what: str = "file") -> bytes:
+    """A small regular file's bytes, at most ``max_bytes`` of them; else a one-line :class:`UserError`."""
+    data = b"".join(line + b"\n" for line in file_lines(path, max_line=max_bytes, max_total=max_bytes, what=what)
+                    if not isinstance(line, Overlong))
+    return data

@@ -103,6 +103,16 @@ def read_jsonl(path: str | os.PathLike) -> list[tuple[int, Any]]:
     return list(iter_jsonl(path))
 
 
+def appendable(path: str | os.PathLike, what: str, error: type[Exception] = PackError) -> Path:
+    """``path``, when it is absent or a regular file of its own: a file a run appends to is never a link (its
+    writes would land elsewhere) nor a device; else a one-line ``error`` naming it."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise error(f"{path.name}: the {what} is a link or not a regular file; a run writes only plain files in "
+                    "its folder: move it away")
+    return path
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write through a temporary file, fsync and a rename, so no half-written file is ever seen."""
     path = Path(path)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_text, parse_json
+from auditpacks.core.io import appendable, atomic_write_text, parse_json
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
@@ -144,6 +144,7 @@ class Journal:
         except FolderBusy as exc:
             raise JournalError(str(exc)) from None
         try:
+            appendable(self.path, "journal", JournalError)
             if not (resume and self.path.exists() and self._load()):
                 self._start()
             self._fh = open(self.path, "ab")
