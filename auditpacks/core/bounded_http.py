@@ -28,7 +28,7 @@ import os
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
@@ -147,8 +147,8 @@ class BoundedAsyncTransport(httpx.AsyncBaseTransport):
     ``pooled=False`` opens a connection per request, for clients used from more than one event loop."""
 
     def __init__(self, *, deadline: float | None, origin: str | None = None, max_bytes: int | None = None,
-                 pooled: bool = True) -> None:
-        self.deadline, self.max_bytes = deadline, max_bytes
+                 pooled: bool = True, body_filter: Callable[[bytes], bytes] | None = None) -> None:
+        self.deadline, self.max_bytes, self.body_filter = deadline, max_bytes, body_filter
         self.origin = _Origin(origin)
         self._inner = httpx.AsyncHTTPTransport() if pooled else None
 
@@ -177,7 +177,8 @@ class BoundedAsyncTransport(httpx.AsyncBaseTransport):
             await response.aclose()
         headers = [(k, v) for k, v in response.headers.multi_items()
                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-        return httpx.Response(response.status_code, headers=headers, content=body.content(), request=request,
+        content = body.content() if self.body_filter is None else self.body_filter(body.content())
+        return httpx.Response(response.status_code, headers=headers, content=content, request=request,
                               extensions={k: v for k, v in response.extensions.items()
                                           if k in ("http_version", "reason_phrase")})
 
@@ -257,9 +258,11 @@ def _client_options(timeout: float | None, kwargs: dict[str, Any]) -> dict[str, 
 
 
 def async_client(origin: str | None, *, timeout: float | None, max_bytes: int | None = None, pooled: bool = True,
-                 **kwargs: Any) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` whose every response is read under the budgets (``timeout``: the total deadline)."""
-    transport = BoundedAsyncTransport(deadline=timeout, origin=origin, max_bytes=max_bytes, pooled=pooled)
+                 body_filter: Callable[[bytes], bytes] | None = None, **kwargs: Any) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` whose every response is read under the budgets (``timeout``: the total deadline;
+    ``body_filter``: applied to each whole body before it is handed on)."""
+    transport = BoundedAsyncTransport(deadline=timeout, origin=origin, max_bytes=max_bytes, pooled=pooled,
+                                      body_filter=body_filter)
     return httpx.AsyncClient(transport=transport, **_client_options(timeout, kwargs))
 
 
