@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -103,6 +104,18 @@ def read_jsonl(path: str | os.PathLike) -> list[tuple[int, Any]]:
     return list(iter_jsonl(path))
 
 
+@contextlib.contextmanager
+def writing(path: str | os.PathLike) -> Iterator[None]:
+    """Name ``path`` in an ``OSError`` raised while writing it that names no file (a write to a file descriptor:
+    ``[Errno 27] File too large``, ``[Errno 28] No space left on device``)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
 def appendable(path: str | os.PathLike, what: str, error: type[Exception] = PackError) -> Path:
     """``path``, when it is absent or a regular file of its own: a file a run appends to is never a link (its
     writes would land elsewhere) nor a device; else a one-line ``error`` naming it."""
@@ -119,7 +132,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = new_temp(path.parent, path.name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with writing(path), os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -31,7 +31,7 @@ from simpleaudit.context_marks import render_documents
 from auditpacks.core.bounded_http import max_reply_bytes
 from auditpacks.core.bounded_lines import Overlong, file_lines
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import appendable, parse_json
+from auditpacks.core.io import appendable, parse_json, writing
 from auditpacks.core.run_files import batches_name
 from auditpacks.runner.execution.config import RunConfig, RunError, model_stem
 from auditpacks.runner.execution.layout import run_folder
@@ -129,7 +129,7 @@ class BatchLog:
                 self.replies[cid] = record
 
     def append(self, *entries: dict[str, Any]) -> None:
-        with open(appendable(self.path, "batch log", RunError), "a", encoding="utf-8") as handle:
+        with writing(self.path), open(appendable(self.path, "batch log", RunError), "a", encoding="utf-8") as handle:
             handle.write("".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in entries))
             handle.flush()
             os.fsync(handle.fileno())

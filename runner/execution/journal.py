@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import appendable, atomic_write_text, parse_json
+from auditpacks.core.io import appendable, atomic_write_text, parse_json, writing
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.execution.lock import FolderBusy, FolderLock
 
@@ -206,16 +206,20 @@ class Journal:
     def append(self, key: str, name: str, result: Mapping[str, Any]) -> None:
         line = (json.dumps({"key": key, "name": name, "result": result}, ensure_ascii=False) + "\n").encode("utf-8")
         offset = self._fh.tell()
-        self._fh.write(line)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        with writing(self.path):
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
         self.done.put(key, offset, len(line), severity_of(result))
 
     def close(self) -> None:
-        if self._fh:
-            self._fh.close()
-            self._fh = None
-        self._lock.release()
+        fh, self._fh = self._fh, None
+        try:
+            if fh:
+                with writing(self.path):   # a write refused at append is tried again here: name the file
+                    fh.close()
+        finally:
+            self._lock.release()
 
     def __enter__(self) -> "Journal":
         return self
