@@ -119,7 +119,8 @@ class AnyLLMChatAPI(ModelAPI):
         return Reply(content=choice.message.content or "", input_tokens=usage.input if raw is not None else None,
                      output_tokens=usage.output if raw is not None else None,
                      finish_reason=getattr(choice, "finish_reason", None),
-                     cached_input_tokens=usage.cached_input or None, cache_write_tokens=usage.cache_write or None)
+                     cached_input_tokens=usage.cached_input or None, cache_write_tokens=usage.cache_write or None,
+                     served_model=getattr(response, "model", None))
 
     async def aclose(self) -> None:
         self._client = None

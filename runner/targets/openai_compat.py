@@ -27,9 +27,24 @@ from auditpacks.runner.targets import slots
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
 
 
+class ErrorReply(Exception):
+    """An HTTP 200 whose body is an error, not a completion (some gateways answer so); the server's message."""
+
+
+def _error_message(completion: Any) -> str:
+    error = (getattr(completion, "model_extra", None) or {}).get("error")
+    message = error.get("message") if isinstance(error, Mapping) else error
+    text = str(message).strip().splitlines()[0][:300] if message else ""
+    return f"HTTP 200 without a reply: the server says {text!r}" if text else \
+        "HTTP 200 without a reply: no choices and no error message"
+
+
 def reply_from_completion(completion: Any) -> Reply:
-    """The parts of a chat completion we keep (and cache)."""
-    choice = completion.choices[0]
+    """The parts of a chat completion we keep (and cache); a body without choices is :class:`ErrorReply`."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise ErrorReply(_error_message(completion))
+    choice = choices[0]
     message = choice.message
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
@@ -40,7 +55,7 @@ def reply_from_completion(completion: Any) -> Reply:
                  input_tokens=getattr(usage, "prompt_tokens", None),
                  output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
                  cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None,
-                 tool_calls=calls or None)
+                 tool_calls=calls or None, served_model=getattr(completion, "model", None))
 
 
 #: The longest tool-call arguments kept (characters); longer ones are cut, with their true length beside them.
