@@ -99,7 +99,12 @@ class PackWriter:
         if errors:
             raise PackError(f"{self.out.name}: {errors[0]}")
         sep = b"\n" if self._checker.count == 1 else b",\n"
-        self._emit(sep + json.dumps(scenario, ensure_ascii=False).encode("utf-8"))
+        try:
+            text = json.dumps(scenario, ensure_ascii=False, allow_nan=False)  # strict JSON: readers refuse NaN
+        except ValueError:
+            raise PackError(f"{self.out.name}: scenario {scenario.get('name')!r} holds NaN or an infinite number, "
+                            "which JSON cannot hold") from None
+        self._emit(sep + text.encode("utf-8"))
         for key, value in count_by.items():
             self.counters.setdefault(key, Counter())[str(value)] += 1
 

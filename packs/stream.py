@@ -114,7 +114,7 @@ def scan(path: str | os.PathLike, extract: Callable[[int, dict[str, Any]], Any] 
 
 def _parse(path: Path, index: int, raw: bytes) -> dict[str, Any]:
     try:
-        scenario = parse_json(raw, f"{path.name}: record #{index}", PackError)
+        scenario = parse_json(raw, f"{path.name}: record #{index}", PackError, strict=True)
     except json.JSONDecodeError as exc:
         raise PackError(f"{path.name}: record #{index}: invalid JSON at its character {exc.pos}: {exc.msg}") from None
     except UnicodeDecodeError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,14 +19,35 @@ _LONE_SURROGATE = re.compile(r"(?<!\\)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-
                              r"|(?<![0-9a-fA-F]{4})(?<!\\)\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
-def parse_json(text: str | bytes, where: str, error: type[Exception] = FormatError) -> Any:
+class _NotStrict(Exception):
+    """What strict JSON refuses (raised inside the parser's hooks, phrased by :func:`parse_json`)."""
+
+
+def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _NotStrict(f"key {twice[:80]!r} appears twice in one object")
+    return value
+
+
+def _strict_constant(name: str) -> Any:
+    raise _NotStrict(f"{name} is not a JSON number")
+
+
+def parse_json(text: str | bytes, where: str, error: type[Exception] = FormatError, *, strict: bool = False) -> Any:
     """``text`` parsed as JSON. What Python's parser takes but cannot use (nesting deeper than the
     interpreter's limit, an integer of thousands of digits, a lone surrogate) is one line naming ``where``
-    (the file, and the record or line); a syntax or encoding error is left to the caller to phrase."""
+    (the file, and the record or line); with ``strict``, so are ``NaN``/``Infinity`` and a key given twice
+    in one object (which JSON leaves undefined); a syntax or encoding error is left to the caller to phrase."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_strict_pairs, parse_constant=_strict_constant) if strict \
+            else json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
+    except _NotStrict as exc:
+        raise error(f"{where}: {exc}") from None
     except RecursionError:
         raise error(f"{where}: JSON nested too deeply to read") from None
     except ValueError as exc:  # int() refuses numbers of more than sys.get_int_max_str_digits() digits
@@ -103,13 +125,35 @@ def read_jsonl(path: str | os.PathLike) -> list[tuple[int, Any]]:
     return list(iter_jsonl(path))
 
 
+@contextlib.contextmanager
+def writing(path: str | os.PathLike) -> Iterator[None]:
+    """Name ``path`` in an ``OSError`` raised while writing it that names no file (a write to a file descriptor:
+    ``[Errno 27] File too large``, ``[Errno 28] No space left on device``)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
+def appendable(path: str | os.PathLike, what: str, error: type[Exception] = PackError) -> Path:
+    """``path``, when it is absent or a regular file of its own: a file a run appends to is never a link (its
+    writes would land elsewhere) nor a device; else a one-line ``error`` naming it."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise error(f"{path.name}: the {what} is a link or not a regular file; a run writes only plain files in "
+                    "its folder: move it away")
+    return path
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write through a temporary file, fsync and a rename, so no half-written file is ever seen."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = new_temp(path.parent, path.name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with writing(path), os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

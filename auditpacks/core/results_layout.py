@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +32,13 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import read_json
+from auditpacks.core.run_files import RESULTS_SUFFIX, split_name
 
 #: The largest results file written (bytes); Studio's own limit is 100 MB.
 LIMIT_BYTES = 50_000_000
 PARTS, DOCUMENTS, DOCUMENTS_REF = "parts", "documents", "documents_ref"
 RESULTS_LINES = (b'  "results": [', b'  "results": []')
+_PART = re.compile(r"\.part\d+\.json$")
 
 
 def viewer_command(folder: str | os.PathLike) -> str:
@@ -80,22 +83,27 @@ class Layout:
     documents: Path | None
 
 
-def _sibling(path: Path, name: Any, field: str) -> Path:
-    if not isinstance(name, str) or not name or Path(name).name != name:
-        raise LayoutError(f"{path.name}: field {field} holds {name!r}, not a file name beside it")
+def _sibling(path: Path, name: Any, field: str, expected: str) -> Path:
+    """The file ``name`` beside ``path``: a header is data, so only the name the writer gives is taken."""
+    if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+        raise LayoutError(f"{path.name}: field {field} holds {str(name)[:80]!r}, not a file name beside it")
+    if name != expected:
+        raise LayoutError(f"{path.name}: field {field} holds {name[:80]!r}, not this file's own {expected!r}")
     return path.with_name(name)
 
 
 def layout(path: str | os.PathLike) -> Layout:
-    """The parts and documents file a results file names in its header."""
+    """The parts and documents file a results file names in its header: exactly the names its writer gives
+    them (:func:`~auditpacks.core.run_files.split_name`), so a header never points at another run's files."""
     path = Path(path)
     header = read_header(path)
     names = header.get(PARTS) or []
     if not isinstance(names, list):
         raise LayoutError(f"{path.name}: field {PARTS} is not a list")
-    parts = [path, *(_sibling(path, name, PARTS) for name in names)]
+    parts = [path, *(_sibling(path, name, PARTS, split_name(path.name, k)) for k, name in enumerate(names, 2))]
     store = header.get(DOCUMENTS)
-    return Layout(parts, _sibling(path, store, DOCUMENTS) if store is not None else None)
+    first = _PART.sub(RESULTS_SUFFIX, path.name)   # a later part names its first part's documents file
+    return Layout(parts, _sibling(path, store, DOCUMENTS, split_name(first)) if store is not None else None)
 
 
 class DocumentStore:

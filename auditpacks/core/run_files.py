@@ -92,6 +92,13 @@ def run_id(stem: str, mode: str, settings: list[str], started: dt.datetime) -> s
     return "-".join(re.sub(r"[^A-Za-z0-9._-]+", "_", p).strip("_") or "x" for p in parts)
 
 
+def plain_name(value: Any) -> bool:
+    """Whether ``value``, read from a run file (an index's run id), is a plain name of a file or folder inside
+    its own folder: a non-empty string without a path separator, not ``.`` or ``..``, no NUL, not hidden."""
+    return (isinstance(value, str) and 0 < len(value) <= 255 and Path(value).name == value and "\\" not in value
+            and "\0" not in value and not value.startswith("."))
+
+
 def stem_of(path: str | Path) -> str:
     """The run's stem from any of its files (results of any round or part, their documents, run record or
     journal)."""

@@ -24,6 +24,7 @@ from auditpacks.core.registry import modules
 from auditpacks.packs.checks import ERROR, PackChecker
 from auditpacks.packs.stream import scan
 from auditpacks.core.arg_types import plain
+from auditpacks.runner.cli.safe_parser import SafeParser
 from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE, add_run_arguments
 
 #: Commands whose module has add_arguments(parser) and main(args), imported only when used.
@@ -86,7 +87,7 @@ class _Version(argparse.Action):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="auditpacks", description=plain(__doc__))
+    parser = SafeParser(prog="auditpacks", description=plain(__doc__))
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
 

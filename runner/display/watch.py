@@ -7,6 +7,10 @@ lock and writes nothing, so a running shard is never disturbed; a last journal l
 being written is left out. A run that has not finished and whose folder lock no live process
 holds was cancelled or failed: it is *stopped*, with no rate and no ETA. Done counts the journal's scenarios (a later line for the same
 key replaces an earlier one); the rate counts only those finished since the run (re)started.
+Run files are read under budgets (:mod:`auditpacks.core.bounded_lines`): a journal line at most
+:data:`LINE_BYTES` (a longer one is skipped like a damaged one), a progress file at most
+:data:`PROGRESS_BYTES`, and a journal that is not a regular file (a link to ``/dev/zero``, a pipe)
+is refused in one line naming it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from auditpacks.core.bounded_lines import Overlong, file_lines, read_capped
 from auditpacks.core.errors import UserError
 from auditpacks.core.run_files import JOURNAL_SUFFIX, is_error, progress_name, record_name, stem_of
 from auditpacks.runner.store.lock import held
@@ -39,24 +44,30 @@ class Progress:
         return asdict(self)
 
 
+LINE_BYTES = 64 * 2**20
+JOURNAL_BYTES = 64 * 2**30   # far above any run's journal; only a file that never ends reaches it
+PROGRESS_BYTES = 2**20
+
+
 def journal_counts(path: Path) -> tuple[int, int]:
-    """(finished scenarios, of which ERROR) in a journal; a damaged or half-written line is skipped."""
+    """(finished scenarios, of which ERROR) in a journal; a damaged, half-written or over-long line is skipped."""
     latest: dict[str, bool] = {}
-    with open(path, "rb") as fh:
-        fh.readline()  # the header
-        for line in fh:
-            try:
-                entry = json.loads(line)
-                latest[entry["key"]] = is_error(entry["result"])
-            except (ValueError, KeyError, TypeError, RecursionError):
-                continue
+    lines = file_lines(path, max_line=LINE_BYTES, max_total=JOURNAL_BYTES, what="journal")
+    for number, line in enumerate(lines):
+        if number == 0 or isinstance(line, Overlong):  # the header; a line too long to be a result read here
+            continue
+        try:
+            entry = json.loads(line)
+            latest[entry["key"]] = is_error(entry["result"])
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue
     return len(latest), sum(latest.values())
 
 
 def _plan(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(read_capped(path, PROGRESS_BYTES, what="progress file"))
+    except (OSError, ValueError, RecursionError, UserError):
         return {}
     return data if isinstance(data, dict) else {}
 

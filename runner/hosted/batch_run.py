@@ -6,9 +6,13 @@ chat body with the document's ``prompt_cache_key``, or Anthropic's Messages para
 ``cache_control`` on the document block. Requests are grouped by document, whole documents to
 a batch, and submitted (:mod:`runner.hosted.batch_clients`); each submitted batch is appended
 to ``<stem>.batches.jsonl`` (fsynced) before anything else, and so are its results once it
-ends. A rerun reads that log and re-attaches: a request already submitted is never sent
-again (one whose batch failed or expired is). Then the run goes on as any other, its target
-answering each request from the downloaded replies (:class:`BatchReplies`).
+ends (one line per request, then a line marking the batch collected). A rerun reads that log and
+re-attaches: a request already submitted is never sent again (one whose batch failed or expired,
+or whose result was an error or could not be read, is). Nothing received is thrown away: a
+damaged log line is skipped with a warning (a batch whose results it held is downloaded again), a
+reply is never replaced by an error. Then the run goes on as any other, its target answering each
+request from the downloaded replies (:class:`BatchReplies`). A provider call that fails stops the
+run in one line naming the provider and the cause; the log keeps what was done.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,13 +28,17 @@ from typing import Any, Callable, Iterable
 
 from simpleaudit.context_marks import render_documents
 
+from auditpacks.core.bounded_http import max_reply_bytes
+from auditpacks.core.bounded_lines import Overlong, file_lines
+from auditpacks.core.errors import UserError
+from auditpacks.core.io import appendable, parse_json, writing
 from auditpacks.core.run_files import batches_name
 from auditpacks.runner.settings.config import RunConfig, RunError, model_stem
 from auditpacks.runner.store.layout import run_folder
 from auditpacks.runner.hosted.plan import Prompt, prompts
 from auditpacks.runner.models.model import Model, ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
-from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.models.retry import RetryPolicy, describe
 from auditpacks.runner.models import providers
 from auditpacks.runner.hosted.batch_clients import AnthropicBatches, OpenAIBatches
 from auditpacks.runner.targets.chat_target import ChatTarget
@@ -80,28 +89,48 @@ def client_for(config: RunConfig):
 
 
 class BatchLog:
-    """``<stem>.batches.jsonl``: one line per submitted batch and one per downloaded result set."""
+    """``<stem>.batches.jsonl``: a line per submitted batch; per downloaded result set a line per request, then
+    one marking the batch collected."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.submitted: dict[str, list[str]] = {}       # batch id → custom ids
         self.replies: dict[str, dict[str, Any]] = {}    # custom id → reply record, or {"error": why}
         self.collected: set[str] = set()
+        damaged: set[str | None] = set()
         if path.exists():
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for number, line in enumerate(file_lines(path, max_line=2 * max_reply_bytes() + 2**20,
+                                                     max_total=LOG_MAX_BYTES, what="batch log"), 1):
                 try:
-                    entry = json.loads(line)
-                except ValueError:
-                    raise RunError(f"{path.name}: line {number} is not JSON; remove the file to submit again") from None
-                if "submitted" in entry:
-                    self.submitted[entry["submitted"]] = list(entry["custom_ids"])
-                elif "collected" in entry:
-                    self.collected.add(entry["collected"])
-                    self.replies.update(entry["replies"])
+                    self._read(line)
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError, UserError):
+                    batch = _batch_of(line)
+                    damaged.add(batch)
+                    print(f"auditpacks: warning: {path.name}: line {number} is damaged and skipped"
+                          + (f" (the results of {batch} are downloaded again)" if batch else ""), file=sys.stderr)
+        self.collected -= damaged
 
-    def append(self, entry: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    def _read(self, line: Any) -> None:
+        if isinstance(line, Overlong):
+            raise ValueError("line over the cap")
+        entry = parse_json(line, self.path.name, UserError) if line.strip() else {}
+        if "submitted" in entry:
+            self.submitted[_name(entry["submitted"])] = [_name(cid) for cid in entry["custom_ids"]]
+        elif "reply" in entry:
+            self.keep({_name(entry["reply"]): dict(entry["record"])})
+        elif "collected" in entry:
+            self.keep({_name(cid): dict(record) for cid, record in (entry.get("replies") or {}).items()})
+            self.collected.add(_name(entry["collected"]))
+
+    def keep(self, replies: dict[str, dict[str, Any]]) -> None:
+        """Take ``replies`` in, none of them replacing a reply already received by an error."""
+        for cid, record in replies.items():
+            if "error" not in record or "error" in self.replies.get(cid, {"error": None}):
+                self.replies[cid] = record
+
+    def append(self, *entries: dict[str, Any]) -> None:
+        with writing(self.path), open(appendable(self.path, "batch log", RunError), "a", encoding="utf-8") as handle:
+            handle.write("".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in entries))
             handle.flush()
             os.fsync(handle.fileno())
 
@@ -109,6 +138,22 @@ class BatchLog:
         """Custom ids submitted in a batch whose results are not downloaded yet, or answered."""
         live = {cid for bid, ids in self.submitted.items() if bid not in self.collected for cid in ids}
         return live | {cid for cid, r in self.replies.items() if "error" not in r}
+
+
+LOG_MAX_BYTES = 64 * 2**30   # the log is ours; the cap only guards against a file that never ends
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("an id is not a string")
+    return value
+
+
+def _batch_of(line: Any) -> str | None:
+    """The batch a damaged line was about, when its start still says (its results are fetched again)."""
+    head = line.head if isinstance(line, Overlong) else line[:4096]
+    found = re.search(rb'"(?:collected|batch)"\s*:\s*"([A-Za-z0-9_.:-]{1,200})"', head)
+    return found.group(1).decode() if found else None
 
 
 def chunks(requests: dict[str, tuple[str, dict[str, Any]]], limit: int) -> Iterable[list[tuple[str, dict]]]:
@@ -138,6 +183,18 @@ def collect(config: RunConfig, model: str, client: Any, *, poll_s: float = 30.0,
         body = anthropic_body(config, model, item, order) if client.provider == "anthropic" else \
             openai_body(config, model, item)
         requests.setdefault(request_id(item.messages), (item.document, body))
+    try:
+        _submit_and_wait(log, requests, client, poll_s=poll_s, limit=limit, say=say)
+    except UserError:
+        raise
+    except Exception as exc:  # an SDK's error: one line naming the provider and the cause (a cap, a time-out)
+        raise RunError(f"batch API ({client.provider}): {describe(exc, config.timeout)[0]}; what was done is in "
+                       f"{log.path.name}, a rerun re-attaches") from None
+    return log.replies
+
+
+def _submit_and_wait(log: BatchLog, requests: dict[str, tuple[str, dict[str, Any]]], client: Any, *,
+                     poll_s: float, limit: int, say: Callable[[str], None]) -> None:
     done = log.pending()
     for batch in chunks({k: v for k, v in requests.items() if k not in done}, limit):
         batch_id = client.submit(batch)
@@ -152,12 +209,12 @@ def collect(config: RunConfig, model: str, client: Any, *, poll_s: float = 30.0,
             if state.ended:
                 replies = {cid: (r.record() if isinstance(r, Reply) else {"error": r})
                            for cid, r in client.results(bid, log.submitted[bid]).items()}
-                log.append({"collected": bid, "status": state.status, "replies": replies})
+                log.append(*({"batch": bid, "reply": cid, "record": record} for cid, record in replies.items()),
+                           {"collected": bid, "status": state.status, "count": len(replies)})
                 log.collected.add(bid)
-                log.replies.update(replies)
+                log.keep(replies)
         if any(bid not in log.collected for bid in log.submitted):
             time.sleep(poll_s)
-    return log.replies
 
 
 class BatchReplies(ModelAPI):

@@ -8,6 +8,7 @@ No price lives in code: the bundled table is ``prices.yaml`` next to this module
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -60,7 +61,7 @@ class PriceTable:
 
 
 def _number(value: Any, where: str, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise PriceError(f"{where}: field {field} is {value!r}, not a non-negative number")
     return float(value)
 
@@ -77,6 +78,9 @@ def _row(name: str, data: Any, defaults: Mapping[str, Any], source: str) -> Pric
         values[field] = _number(merged[field], where, field)
     if not 0 < values["batch_discount"] <= 1:
         raise PriceError(f"{where}: field batch_discount is {values['batch_discount']}, not in (0, 1]")
+    for field in ("input_tokens_per_s", "output_tokens_per_s"):  # times are tokens divided by these
+        if values[field] == 0:
+            raise PriceError(f"{where}: field {field} is 0; a speed must be above 0")
     for field in ("cache_min_tokens", "expected_output_tokens"):
         values[field] = int(values[field])
     return Price(model=name, provider=str(merged.get("provider") or "openai"), **values)
@@ -91,6 +95,8 @@ def load(path: str | Path | None = None) -> PriceTable:
         raise PriceError(f"{path}: cannot read the price table ({exc.strerror})") from None
     except yaml.YAMLError as exc:
         raise PriceError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from None
+    except RecursionError:
+        raise PriceError(f"{path}: YAML nested too deeply to read") from None
     if not isinstance(data, Mapping) or not isinstance(data.get("models"), Mapping):
         raise PriceError(f"{path}: field models is missing (a mapping of model name to prices)")
     if not data.get("date"):

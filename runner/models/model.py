@@ -31,6 +31,10 @@ from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_re
 from auditpacks.runner.models.usage import Usage
 
 
+#: Distinct model names a run records as served (a server that names a new one per reply stays bounded).
+MAX_SERVED_NAMES = 10
+
+
 class ModelAPI(Hooks):
     """A provider: one request in, one reply out; no cache and no retries (the :class:`Model` adds them);
     ``prepare``, ``fatal``, ``stats`` and ``aclose`` as in :class:`~auditpacks.runner.models.hooks.Hooks`."""
@@ -91,6 +95,7 @@ class Model:
         self.policy, self.cache = policy, cache
         self.counts = {"calls": 0, "requests": 0, "cache_hits": 0, "input_tokens": 0, "output_tokens": 0}
         self.usage = Usage()   # normalised tokens of the replies the provider sent (and billed)
+        self.served: dict[str, int] = {}   # the model names the servers reported, and how many replies each
 
     async def generate(self, request: Request) -> Reply:
         """The reply to ``request``: from the cache when it holds one, else from the provider (retried; with
@@ -128,6 +133,8 @@ class Model:
                                         scrub=secret_scrubber(api.secret))
         if self.cache is not None:
             self.cache.put(key, reply.record())
+        if reply.served_model and (reply.served_model in self.served or len(self.served) < MAX_SERVED_NAMES):
+            self.served[reply.served_model] = self.served.get(reply.served_model, 0) + 1
         self.usage += Usage(reply.input_tokens or 0, reply.cached_input_tokens or 0,
                             reply.cache_write_tokens or 0, reply.output_tokens or 0)
         return reply
@@ -172,7 +179,8 @@ class Model:
     def stats(self) -> dict[str, Any]:
         """The providers' figures, and the normalised usage of what they answered (when they sent anything)."""
         usage = {"usage": self.usage.to_dict()} if self.usage.input or self.usage.output else {}
-        return {**self.pool.stats(), **usage}
+        served = {"served_models": dict(self.served)} if self.served else {}
+        return {**self.pool.stats(), **usage, **served}
 
     async def aclose(self) -> None:
         await self.pool.aclose()

@@ -60,10 +60,12 @@ class Reply:
     cache_write_tokens: int | None = None    # prompt tokens the provider wrote to its prompt cache (inside input)
     tool_calls: list[dict[str, Any]] | None = None   # [{"id", "name", "arguments"}] when the model asked for tools
     batch: dict[str, Any] | None = None   # a System One batch reply as the endpoint sent it (model, answers, usage)
+    served_model: str | None = None   # the model name the server says answered (its own spelling)
 
     def __post_init__(self) -> None:
         """Token counts checked where every reply is made: an invalid count (NaN, negative, huge) is unknown."""
         self.input_tokens, self.output_tokens = token_count(self.input_tokens), token_count(self.output_tokens)
+        self.served_model = self.served_model[:200] if isinstance(self.served_model, str) else None
 
     @property
     def truncated(self) -> bool:
@@ -73,14 +75,16 @@ class Reply:
     def record(self) -> dict[str, Any]:
         """The reply as the cache stores it (prompt-cache counts, a decision answer, tool calls only when set)."""
         record = {name: getattr(self, name) for name in FIELDS if name in FIELDS[:5] or getattr(self, name)}
-        extra = {"decision": self.decision, "tool_calls": self.tool_calls or None, "batch": self.batch}
+        extra = {"decision": self.decision, "tool_calls": self.tool_calls or None, "batch": self.batch,
+                 "served_model": self.served_model}
         return {**record, **{k: v for k, v in extra.items() if v is not None}}
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Reply":
         return cls(**{name: data.get(name) for name in FIELDS if name != "content"},
                    content=data.get("content") or "", decision=data.get("decision"), cached=cached,
-                   tool_calls=data.get("tool_calls") or None, batch=data.get("batch"))
+                   tool_calls=data.get("tool_calls") or None, batch=data.get("batch"),
+                   served_model=data.get("served_model"))
 
     def facts(self) -> dict[str, Any]:
         """What a grader may read besides the text: the finish reason (when known) and the reasoning."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from auditpacks.core.bounded_http import role_reply_bytes
 from auditpacks.core.redact import public_url
 from auditpacks.runner.settings.config import EMBEDDED_MODEL, RunConfig, RunError
 from auditpacks.runner.readiness.early import api_key, owns  # noqa: F401  (imported from here too)
@@ -188,7 +189,7 @@ def _role(role: str, config: RunConfig, model: str, provider: str, base_url: str
         if embedded_url is None and not replay:
             raise RunError(f"--{role}-model embedded: the embedded local model is not running")
         chat = chat_model("llamacpp", model=EMBEDDED_MODEL, base_url=embedded_url, api_key="local", policy=policy,
-                          cache=cache, identity=embedded_identity, embedded=True)
+                          cache=cache, identity=embedded_identity, embedded=True, max_bytes=role_reply_bytes())
         return RoleModel(chat, RoleSettings(model=EMBEDDED_MODEL, provider="embedded", base_url=None,
                                             bounded_schema=True, **settings))
     if base_url and provider == "openai":
@@ -203,6 +204,7 @@ def _role(role: str, config: RunConfig, model: str, provider: str, base_url: str
     if not providers.ours(provider) and not key and row.key_variable and not base_url and not replay:
         raise RunError(f"{role} provider {provider!r} needs a key: ${row.key_variable}")
     chat = chat_model(provider, model=model, base_url=base_url,
-                      api_key=(key or "local") if providers.ours(provider) else key, policy=policy, cache=cache)
+                      api_key=(key or "local") if providers.ours(provider) else key, policy=policy, cache=cache,
+                      max_bytes=role_reply_bytes())   # a verdict or a question: kilobytes, capped far below a target's
     return RoleModel(chat, RoleSettings(model=model, provider=provider, base_url=public_url(base_url),
                                         bounded_schema=row.grammar, **settings))

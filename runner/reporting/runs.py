@@ -18,7 +18,7 @@ from auditpacks.core.io import sha256_file
 from auditpacks.core.results import iter_results
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
-from auditpacks.core.run_files import RECORD_SUFFIX, record_for
+from auditpacks.core.run_files import RECORD_SUFFIX, plain_name, record_for
 from auditpacks.packs.pack import Pack, load_pack
 from auditpacks.runner.execute.engine import judge_module
 from auditpacks.runner.reporting.labels import labels
@@ -145,7 +145,8 @@ class PackFinder:
         if sha in self._by_sha:
             return self._by_sha[sha]
         folders = [record_path.parent, *list(record_path.parent.parents)[:3], Path.cwd()]
-        candidates = [where / name for folder in folders for where in (folder, folder / "packs")]
+        candidates = [where / name for folder in folders for where in (folder, folder / "packs")] \
+            if plain_name(name) else []   # the record is data: its pack's name is looked for only as a name
         for candidate in candidates:
             if candidate.is_file() and self._sha(candidate) == sha:
                 self._by_sha[sha] = load_pack(candidate)

@@ -10,7 +10,9 @@ file and renamed into place, so the journal either has a whole header or does no
 exist; each result is one ``write`` of a whole line followed by ``fsync``. On
 reopening, a last line cut short is dropped (that scenario did not finish) and a
 complete last line missing its newline gets one, so the next append starts clean.
-A later line for the same key (a re-run ERROR) replaces the earlier one.
+A later line for the same key (a re-run ERROR) replaces the earlier one. Lines are read under a
+cap (:data:`LINE_BYTES`): a longer one is read past in chunks, reported, and its scenario runs
+again; a journal that is a link or not a regular file is refused.
 
 Never discarded: a damaged header (or a damaged line before the last) stops the run
 with one line saying what is damaged and how to keep the finished work (repair or
@@ -29,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from auditpacks.core.bounded_lines import size_text
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_text, parse_json
+from auditpacks.core.io import appendable, atomic_write_text, parse_json, writing
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.runner.store.lock import FolderBusy, FolderLock
 
@@ -144,6 +147,7 @@ class Journal:
         except FolderBusy as exc:
             raise JournalError(str(exc)) from None
         try:
+            appendable(self.path, "journal", JournalError)
             if not (resume and self.path.exists() and self._load()):
                 self._start()
             self._fh = open(self.path, "ab")
@@ -163,11 +167,13 @@ class Journal:
         further on is reported, left in place, and its scenario runs again."""
         with open(self.path, "rb") as fh:
             try:
-                header = json.loads(fh.readline())
+                header = json.loads(fh.readline(HEADER_BYTES))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 header = None
             if not isinstance(header, dict) or not isinstance(header.get("fingerprint"), str):
-                entries = sum(bool(line.strip()) for line in fh)
+                entries = 0
+                while (found := _next_line(fh))[1]:
+                    entries += found[0] is None or bool(found[0].strip())
                 if not entries:
                     return False  # no finished scenario behind the header: nothing to lose
                 raise JournalError(f"{self.path.name}: line 1 (the header) is damaged; it holds {entries} more "
@@ -179,8 +185,16 @@ class Journal:
                     "use another --out folder or --fresh"
                 )
             number, offset = 1, fh.tell()
-            for line in iter(fh.readline, b""):
+            while True:
+                line, size = _next_line(fh)
+                if not size:
+                    break
                 number += 1
+                if line is None:   # over the cap: no result is that long; reported, its scenario runs again
+                    unreadable(JournalError(f"{self.path.name} line {number}: {size} bytes, over the "
+                                            f"{size_text(LINE_BYTES)} cap on a journal line"))
+                    offset += size
+                    continue
                 if line.strip():
                     try:
                         entry = JournalEntry.parse(line, where=f"{self.path.name} line {number}")
@@ -205,22 +219,45 @@ class Journal:
     def append(self, key: str, name: str, result: Mapping[str, Any]) -> None:
         line = (json.dumps({"key": key, "name": name, "result": result}, ensure_ascii=False) + "\n").encode("utf-8")
         offset = self._fh.tell()
-        self._fh.write(line)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        with writing(self.path):
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
         self.done.put(key, offset, len(line), severity_of(result))
 
     def close(self) -> None:
-        if self._fh:
-            self._fh.close()
-            self._fh = None
-        self._lock.release()
+        fh, self._fh = self._fh, None
+        try:
+            if fh:
+                with writing(self.path):   # a write refused at append is tried again here: name the file
+                    fh.close()
+        finally:
+            self._lock.release()
 
     def __enter__(self) -> "Journal":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+#: The longest journal line read (a result's strings are cut at 200,000 characters each: a few MB at most).
+LINE_BYTES = 64 * 2**20
+HEADER_BYTES = 2**20
+
+
+def _next_line(fh) -> tuple[bytes | None, int]:
+    """The next line and its length in bytes (0: the end); None for a line over :data:`LINE_BYTES`, read past in
+    chunks and never held whole."""
+    line = fh.readline(LINE_BYTES + 1)
+    if len(line) <= LINE_BYTES or line.endswith(b"\n"):
+        return line, len(line)
+    size = len(line)
+    while chunk := fh.readline(1 << 20):
+        size += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return None, size
 
 
 def _only_space_left(fh) -> bool:

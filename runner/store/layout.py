@@ -26,7 +26,7 @@ from typing import Any, Iterator
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_json, read_json
 from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, record_name, results_name, run_id
+from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, plain_name, record_name, results_name, run_id
 from auditpacks.runner.settings.config import RunConfig, RunError
 
 __all__ = ["DEFAULT_ROOT", "guard_folder", "open_run_folder", "pack_folder", "results_name", "run_folder",
@@ -75,7 +75,17 @@ def runs_index(folder: Path) -> list[dict[str, Any]]:
         raise RunError(f"{path}: not a runs index (a JSON object with a list 'runs'); move it away") from None
     if not isinstance(runs, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str) for r in runs):
         raise RunError(f"{path}: field runs is not a list of runs with an id; move it away")
+    for number, entry in enumerate(runs):
+        if not plain_name(entry["id"]):  # the index is data: an id never leads out of the pack's folder
+            raise RunError(f"{path}: run {number} has id {entry['id'][:80]!r}, not a folder name inside "
+                           f"{Path(folder).name}/; move the index away")
     return runs
+
+
+def _inside(root: Path, name: str) -> bool:
+    """``root/name`` is a folder of its own in ``root`` (not a link that leads elsewhere)."""
+    folder = root / name
+    return folder.is_dir() and not folder.is_symlink() and folder.resolve().parent == root.resolve()
 
 
 def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str, fingerprint: str,
@@ -90,7 +100,7 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
         runs = runs_index(root)
         if config.resume:
             for entry in reversed(runs):
-                if all(entry.get(k) == v for k, v in key.items()) and (root / entry["id"]).is_dir():
+                if all(entry.get(k) == v for k, v in key.items()) and _inside(root, entry["id"]):
                     return root / entry["id"]
         name = base = run_id(stem, mode, run_settings(config), started)
         taken = {r["id"] for r in runs}
@@ -132,7 +142,8 @@ def located(config: RunConfig, record: RunRecord) -> Path:
     root = pack_folder(config.pack)
     for entry in reversed(runs_index(root)):
         if entry.get("fingerprint") == record.fingerprint and entry.get("pack_sha256") == record.pack.sha256 \
-                and (root / entry["id"] / record_name(entry.get("model", ""))).is_file():
+                and _inside(root, entry["id"]) and plain_name(entry.get("model")) \
+                and (root / entry["id"] / record_name(entry["model"])).is_file():
             return root / entry["id"]
     raise RunError(f"{root / INDEX_NAME}: lists no finished run with fingerprint {record.fingerprint}")
 

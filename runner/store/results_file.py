@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import new_temp
+from auditpacks.core.io import new_temp, writing
 from auditpacks.core.results_layout import LIMIT_BYTES, layout
 from auditpacks.runner.store.results_split import SplitWriter, entry_bytes, head_bytes, header_dict
 
@@ -41,6 +41,11 @@ def write_results(path: str | os.PathLike, slim: list[dict[str, Any]], whole: It
     :data:`~auditpacks.core.results_layout.LIMIT_BYTES`) is written split instead
     (:mod:`~auditpacks.runner.store.results_split`); files of an earlier split write left over are removed."""
     path, limit = Path(path), LIMIT_BYTES if limit is None else limit
+    with writing(path):
+        return _write(path, slim, whole, limit)
+
+
+def _write(path: Path, slim: list[dict[str, Any]], whole: Iterable[Mapping[str, Any]], limit: int) -> list[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     earlier = _split_files(path)
     head = head_bytes(header_dict(slim))

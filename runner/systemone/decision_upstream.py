@@ -136,8 +136,12 @@ def read_completion(data: Any) -> tuple[str, dict[str, float]]:
     top = {}
     for alt in alternatives:
         if isinstance(alt, dict) and isinstance(alt.get("token"), str) and isinstance(alt.get("logprob"), (int, float)) \
-                and not isinstance(alt.get("logprob"), bool) and math.isfinite(alt["logprob"]) and alt["logprob"] <= 0:
-            top.setdefault(alt["token"], float(alt["logprob"]))
+                and not isinstance(alt.get("logprob"), bool):
+            if math.isnan(alt["logprob"]) or alt["logprob"] == math.inf:  # not a log probability: never a guess
+                raise UpstreamError(f"upstream gave token {alt['token'][:40]!r} the logprob {alt['logprob']}, which "
+                                    "is not a log probability")
+            if math.isfinite(alt["logprob"]) and alt["logprob"] <= 0:
+                top.setdefault(alt["token"], float(alt["logprob"]))
     return sampled.strip(), top
 
 

@@ -8,8 +8,12 @@ label, ``max_tokens`` 1 and ``top_logprobs`` 20. Loopback only; ``GET /health`` 
 An upstream that ignores the grammar or returns no logprobs gets 502, never a made-up choice.
 Callers are checked: ``Host`` and any ``Origin`` must name this loopback server (403) and the body
 must be declared ``application/json`` (415), so a web page cannot drive it.
-Bodies are capped (413), headers checked (400), sockets and upstream calls time out, and
-requests run side by side, up to ``parallel`` of them asking the upstream at once.
+Bodies are capped (413), headers checked (400; a second ``Content-Length`` that differs too), and
+every wait has a total deadline, whatever a client drips: the request line and headers within
+``header_timeout`` of the connection or the previous answer (an idle keep-alive connection is closed
+then), the body within ``body_timeout`` (408); each socket read has ``socket_timeout``, upstream calls
+their own. A client that leaves is dropped quietly, never a traceback. Requests run side by side, up
+to ``parallel`` of them asking the upstream at once.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from auditpacks.runner.systemone.protocol import SystemOneError, decision_respon
 DECISION_PATHS = ("/v1/systemone", "/v1/decisions")
 DEFAULT_PORT = 11435
 SOCKET_TIMEOUT_S = 30.0
+HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 8 * 2**20
 PARALLEL = 4
 #: Host names a caller may give for this loopback server.
@@ -56,7 +62,8 @@ class DecisionServer:
     def __init__(self, upstream_base_url: str, *, model: str = "local", port: int = 0,
                  max_questions: int = MAX_QUESTIONS, timeout: float = UPSTREAM_TIMEOUT_S,
                  max_body_bytes: int = MAX_BODY_BYTES, socket_timeout: float = SOCKET_TIMEOUT_S,
-                 parallel: int = PARALLEL):
+                 parallel: int = PARALLEL, header_timeout: float = HEADER_TIMEOUT_S,
+                 body_timeout: float = BODY_TIMEOUT_S):
         if max_questions < 1 or parallel < 1 or max_body_bytes < 1:
             raise ValueError("max_questions, parallel and max_body_bytes must each be at least 1")
         self.upstream = Upstream(upstream_base_url, model, timeout)
@@ -64,7 +71,8 @@ class DecisionServer:
         self.questions_per_call: list[int] = []
         self.refusals: list[str] = []
         self._slots = threading.BoundedSemaphore(parallel)
-        handler = type("Handler", (_Handler,), {"decisions": self, "timeout": socket_timeout})
+        handler = type("Handler", (_Handler,), {"decisions": self, "timeout": socket_timeout,
+                                                "header_timeout": header_timeout, "body_timeout": body_timeout})
         self._server = LoopbackServer(handler, port)
 
     @property
@@ -105,18 +113,64 @@ class DecisionServer:
 
 class _Handler(BaseHTTPRequestHandler):
     decisions: DecisionServer
+    header_timeout: float
+    body_timeout: float
+    _timer: threading.Timer | None = None
+    _cut = False
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
+    def handle_one_request(self) -> None:
+        self._deadline(self.header_timeout)   # the request line and headers, counted from the wait for them
+        try:
+            super().handle_one_request()
+        except OSError:  # the client left (or was cut at a deadline) while we read or answered: nothing to say
+            self.close_connection = True
+        finally:
+            self._deadline(None)
+
+    def _deadline(self, seconds: float | None) -> None:
+        """From now on, reads stop after ``seconds`` in all (the socket is shut for reading then; None: none)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._cut = None, False
+        if seconds is not None:
+            self._timer = threading.Timer(seconds, self._cut_reads)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _cut_reads(self) -> None:
+        self._cut = True
+        try:
+            self.connection.shutdown(socket.SHUT_RD)   # a blocked read returns at once; answering still works
+        except OSError:
+            pass
+
     def _send(self, status: int, body: dict) -> None:
         send_json(self, status, body)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a bad request line, headers too long) as JSON with a status line; a
+        request cut at its header deadline is 408."""
+        if self._cut:
+            code, message = 408, f"request headers: not received within {self.header_timeout:g} s"
+        if self.request_version == "HTTP/0.9":  # no version read yet: answer with a status line all the same
+            self.request_version = "HTTP/1.0"
+        self.close_connection = True
+        self._send(code, {"error": message or self.responses.get(code, ("error",))[0]})
+
     def do_GET(self) -> None:
+        self._deadline(None)
         found = self.path.split("?")[0] == "/health"
         self._send(200, {"status": "ok"}) if found else self._send(404, {"error": "not found"})
 
     def do_POST(self) -> None:
+        headers_cut = self._cut
+        self._deadline(self.body_timeout)
+        if headers_cut:
+            self.close_connection = True
+            return self._send(408, {"error": f"request headers: not received within {self.header_timeout:g} s"})
         if self.path.split("?")[0] not in DECISION_PATHS:
             return self._send(404, {"error": "not found"})
         try:
@@ -125,6 +179,8 @@ class _Handler(BaseHTTPRequestHandler):
         except _Refused as refused:
             self.close_connection = True
             return self._send(refused.status, {"error": str(refused)})
+        finally:
+            self._deadline(None)
         try:
             body = parse_json(raw.decode("utf-8"), "request body", SystemOneError)
         except SystemOneError as exc:  # nested too deeply, a huge number, a lone surrogate
@@ -159,6 +215,8 @@ class _Handler(BaseHTTPRequestHandler):
         """The request body, read within the limits; :class:`_Refused` with the HTTP status otherwise."""
         if self.headers.get("Transfer-Encoding"):
             raise _Refused(400, "Transfer-Encoding is not supported; send a Content-Length")
+        if len({value.strip() for value in self.headers.get_all("Content-Length") or []}) > 1:
+            raise _Refused(400, "header Content-Length: given more than once with different values")
         length = (self.headers.get("Content-Length") or "").strip()
         if not length.isascii() or not length.isdigit():
             raise _Refused(400, f"header Content-Length: {length[:40]!r} is not a byte count" if length
@@ -171,6 +229,8 @@ class _Handler(BaseHTTPRequestHandler):
             raw = self.rfile.read(size)
         except (socket.timeout, TimeoutError):
             raise _Refused(408, "request body: not received in time") from None
+        if len(raw) < size and self._cut:
+            raise _Refused(408, f"request body: not received within {self.body_timeout:g} s")
         if len(raw) < size:
             raise _Refused(400, f"request body: {len(raw)} of {size} bytes received")
         return raw

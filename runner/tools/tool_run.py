@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_json, atomic_write_text, iter_jsonl
+from auditpacks.core.io import appendable, atomic_write_json, atomic_write_text, iter_jsonl
 from auditpacks.core.run_files import ERROR, is_error, results_name, tool_run_names
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.tools.tool_loop import ToolLoop
@@ -47,7 +47,7 @@ def _finished(journal: Path, condition: str) -> dict[str, tuple[dict, dict]]:
 
 
 def _append(journal: Path, entry: dict) -> None:
-    with journal.open("a", encoding="utf-8") as handle:
+    with appendable(journal, "tools journal", UserError).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
         handle.flush()
         os.fsync(handle.fileno())

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from auditpacks.core.results import ResultsError, iter_results
-from auditpacks.core.results_layout import documents_key, layout, viewer_command
+from auditpacks.core.results_layout import LayoutError, documents_key, layout, viewer_command
 
 
 def result(name: str, ref: str | None = None) -> dict:
@@ -68,3 +69,18 @@ def test_the_viewer_command_is_studios_and_quotes_the_folder():
     studio = "uvx simpleaudit-studio --visualize-only --results_dir"
     assert viewer_command("results/iustitia") == f"{studio} results/iustitia"
     assert viewer_command("my results") == f"{studio} 'my results'"
+
+
+def test_a_header_naming_files_its_writer_would_not_is_refused(tmp_path):
+    for header, message in [({"parts": ["other.json"]}, "field parts holds 'other.json', not this file's own "
+                                                        "'m.part2.json'"),
+                            ({"parts": ["m.part3.json"]},
+                             "field parts holds 'm.part3.json', not this file's own 'm.part2.json'"),
+                            ({"documents": "m.journal.jsonl"}, "field documents holds 'm.journal.jsonl', not this "
+                                                               "file's own 'm.documents.jsonl'"),
+                            ({"documents": ".."}, "field documents holds '..', not a file name beside it")]:
+        first = part(tmp_path / "m.json", [result("a")], **header)
+        with pytest.raises(LayoutError, match=f"^m.json: {re.escape(message)}"):
+            layout(first)
+    later = part(tmp_path / "m.part2.json", [result("a")], documents="m.documents.jsonl")
+    assert layout(later).documents == tmp_path / "m.documents.jsonl"   # a later part names its first's documents

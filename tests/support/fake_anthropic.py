@@ -5,6 +5,7 @@
         server.requests      # the JSON bodies of every POST /v1/messages
 
 A request whose ``x-api-key`` is not ``key`` gets Anthropic's 401 ``authentication_error``.
+``usage`` (JSON text, sent as it is: ``NaN`` allowed) replaces the reply's token counts.
 """
 
 from __future__ import annotations
@@ -39,16 +40,21 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return
         self.server.requests.append(body)
-        self._send(200, {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
-                         "content": [{"type": "text", "text": "民法第709条"}], "stop_reason": "end_turn",
-                         "stop_sequence": None, "usage": {"input_tokens": 7, "output_tokens": 3}})
+        reply = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
+                 "content": [{"type": "text", "text": "民法第709条"}], "stop_reason": "end_turn",
+                 "stop_sequence": None, "usage": {"input_tokens": 7, "output_tokens": 3}}
+        if self.server.usage is None:
+            return self._send(200, reply)
+        text = json.dumps({**reply, "usage": None}, ensure_ascii=False).replace('"usage": null', '"usage": '
+                                                                                 + self.server.usage)
+        self._send(200, text.encode("utf-8"))
 
     def log_message(self, *args):
         pass
 
 
 class FakeAnthropic(LoopbackServer):
-    def __init__(self, key: str = "sk-ant-test") -> None:
+    def __init__(self, key: str = "sk-ant-test", usage: str | None = None) -> None:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
-        super().__init__(_Handler, key=key, requests=self.requests, paths=self.paths)
+        super().__init__(_Handler, key=key, requests=self.requests, paths=self.paths, usage=usage)

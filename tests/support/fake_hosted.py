@@ -15,6 +15,10 @@ that an earlier prompt with the same ``prompt_cache_key`` shared, when it is at 
 it once, reading it after) and reports ``input_tokens`` without cache reads and writes. Batches
 stay ``in_progress`` while ``hold`` is set and end at the next poll after; the first ``fail_first``
 requests of each batch error, ``expire`` makes the next batch to end expire with no results.
+``results_mode`` makes every results file hostile: ``endless`` (one line that never ends),
+``endless_lines`` (the first request's result line repeated forever), ``garbage`` (the first line not
+JSON, the second request's line JSON but not a result); an endless file stops by itself after
+``endless_s`` seconds or 8 GiB.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import json
 import math
 import os
 import threading
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -49,12 +54,15 @@ class FakeHosted:
         self.seen: dict[str, list[str]] = {}
         self.anthropic_cache: set[str] = set()
         self.files: dict[str, str] = {}
+        self.results: dict[str, list[dict[str, Any]]] = {}   # output file id → its result lines
         self.batches: dict[str, dict[str, Any]] = {}
         self.submitted: list[str] = []
         self.chat_requests: list[dict[str, Any]] = []
         self.hold = threading.Event()
         self.fail_first = 0
         self.expire = False
+        self.results_mode: str | None = None
+        self.endless_s = 120.0
         self.lock = threading.Lock()
         self._server = LoopbackServer(_Handler, fake=self)
         self.url = self.base_url = ""
@@ -173,11 +181,17 @@ class FakeHosted:
                     "results_url": f"{self.url}/v1/messages/batches/{batch_id}/results" if ended else None}
         output = f"file-out-{batch_id}" if status == "completed" else None
         if output:
-            self.files[output] = "".join(json.dumps(r) + "\n" for r in results)
+            self.results[output] = results
         return {"id": batch_id, "object": "batch", "endpoint": "/v1/chat/completions", "input_file_id": "file-in",
                 "completion_window": "24h", "status": status, "created_at": 0, "output_file_id": output,
                 "error_file_id": None,
                 "request_counts": {"total": n, "completed": len(results) - failed, "failed": failed}}
+
+
+def _results_text(fake: "FakeHosted", lines: list[dict[str, Any]]) -> str:
+    if fake.results_mode == "garbage" and len(lines) > 1:
+        lines = ["{not json", {"custom_id": lines[1]["custom_id"], "response": "oops", "result": "oops"}, *lines[2:]]
+    return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in lines)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -193,6 +207,27 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, payload: Any, *, raw: str | None = None) -> None:
         send_json(self, status, raw.encode() if raw is not None else payload)
 
+    def _endless(self, first: str) -> None:
+        """A results file that never ends (until ``endless_s`` or 8 GiB): one line, or ``first`` over and over."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = (first.encode() * max(1, (1 << 20) // max(len(first), 1))) if first else b"x" * (1 << 20)
+        until, sent = time.monotonic() + self.fake.endless_s, 0
+        try:
+            while time.monotonic() < until and sent < 8 << 30:
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+
+    def _results(self, lines: list[dict[str, Any]]) -> None:
+        if self.fake.results_mode in ("endless", "endless_lines"):
+            return self._endless(json.dumps(lines[0]) + "\n" if self.fake.results_mode == "endless_lines" else "")
+        self._send(200, None, raw=_results_text(self.fake, lines))
+
     def do_GET(self) -> None:
         parts = self.path.split("?")[0].strip("/").split("/")
         if parts == ["v1", "models"]:   # Anthropic's model list (the check before a run)
@@ -202,12 +237,13 @@ class _Handler(BaseHTTPRequestHandler):
         if parts[:2] == ["v1", "batches"] and parts[2] in self.fake.batches:
             self.fake.advance(parts[2])
             return self._send(200, self.fake.batch_view(parts[2]))
+        if parts[:2] == ["v1", "files"] and parts[-1] == "content" and parts[2] in self.fake.results:
+            return self._results(self.fake.results[parts[2]])
         if parts[:2] == ["v1", "files"] and parts[-1] == "content" and parts[2] in self.fake.files:
             return self._send(200, None, raw=self.fake.files[parts[2]])
         if parts[:3] == ["v1", "messages", "batches"] and parts[3] in self.fake.batches:
             if parts[-1] == "results":
-                lines = self.fake.batches[parts[3]]["results"] or []
-                return self._send(200, None, raw="".join(json.dumps(r) + "\n" for r in lines))
+                return self._results(self.fake.batches[parts[3]]["results"] or [])
             self.fake.advance(parts[3])
             return self._send(200, self.fake.batch_view(parts[3]))
         self._send(404, {"error": {"message": f"no route {self.path}"}})

@@ -9,7 +9,8 @@ credentials, NaN token counts, redirects to another host.
 * ``echo``: a chat completion whose content repeats the request's ``Authorization`` header, its path
   and the host it was sent to, with the password decoded from a ``Basic`` header;
 * ``nan``: a chat completion whose token counts are ``NaN`` and ``-5``;
-* ``redirect``: 307 to the same path on ``localhost`` (another host name for the same machine).
+* ``redirect``: 307 to the same path on ``localhost`` (another host name for the same machine);
+* ``big``: a whole chat completion whose content is ``big_bytes`` of text (under the reply cap).
 
 The server stops on leaving the ``with`` block, and by itself after ``lifetime_s`` seconds.
 """
@@ -31,8 +32,9 @@ def completion(content: str, usage: str = '{"prompt_tokens": 12, "completion_tok
 
 
 class HostileServer:
-    def __init__(self, mode: str, *, drip_s: float = 0.2, lifetime_s: float = 120.0) -> None:
-        self.mode, self.drip_s, self.lifetime_s = mode, drip_s, lifetime_s
+    def __init__(self, mode: str, *, drip_s: float = 0.2, lifetime_s: float = 120.0,
+                 big_bytes: int = 30_000_000) -> None:
+        self.mode, self.drip_s, self.lifetime_s, self.big_bytes = mode, drip_s, lifetime_s, big_bytes
         self.posts = 0
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -102,6 +104,8 @@ class HostileServer:
                          "Content-Length: 0\r\n\r\n".encode())
             await writer.drain()
             return True
+        if self.mode == "big":
+            return await self._send(writer, 200, completion("pass " * (self.big_bytes // 5)))
         if self.mode == "nan":
             return await self._send(writer, 200, completion(CONTENT, '{"prompt_tokens": NaN, "completion_tokens": -5}'))
         auth = headers.get("authorization", "")

@@ -4,7 +4,8 @@
         ... server.base_url, server.requests ...
 
 ``script`` gets each ``/v1/chat/completions`` request body and its 0-based number and returns the
-assistant message: ``{"content": "..."}`` or ``{"tool_calls": [("name", "arguments text"), ...]}``.
+assistant message: ``{"content": "..."}`` or ``{"tool_calls": [("name", "arguments text"), ...]}``
+(or ``{"raw_tool_calls": [...]}``, sent as they are: malformed calls).
 Every request is kept (``requests``) so a test can check exactly what the model was shown. With
 ``embed(text) -> vector`` it also answers ``/v1/embeddings`` (the texts in ``embedded``).
 """
@@ -20,6 +21,9 @@ from auditpacks.runner.serving.loopback import LoopbackServer
 
 
 def _message(reply: dict[str, Any], n: int) -> tuple[dict[str, Any], str]:
+    if reply.get("raw_tool_calls"):
+        return {"role": "assistant", "content": reply.get("content"), "tool_calls": reply["raw_tool_calls"]}, \
+            "tool_calls"
     if reply.get("tool_calls"):
         calls = [{"id": f"call_{n}_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
                  for i, (name, arguments) in enumerate(reply["tool_calls"])]

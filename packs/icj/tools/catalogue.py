@@ -4,7 +4,8 @@ The default conditions are the card's three settings, its Cypher + Semantic in t
 Lexical** (passage search is BM25 over the cut corpus; always available) and **Cypher + Semantic**
 (vector search over the copy's passage vectors, which needs them and a query encoder). A
 benchmark copy's ``protocol/conditions.json`` replaces the defaults: its condition names are kept,
-and its tools must be ones implemented here (its JSON schemas are used when it gives them).
+and its tools must be ones implemented here (its JSON schemas are used when it gives them, each checked
+at load by :mod:`~auditpacks.packs.icj.tools.schemas`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from auditpacks.core.errors import FormatError
-from auditpacks.packs.icj.tools import cypher
+from auditpacks.packs.icj.tools import cypher, schemas
 from auditpacks.packs.icj.tools.lookups import LIST_CAP, PASSAGE_CAP, Lookups
 
 
@@ -141,6 +142,8 @@ def _tool(entry: Any, where: str, aliases: dict[str, str] | None = None) -> Tool
         if unknown:
             raise FormatError(f"{where}: tool {name} takes {sorted(_parameters_of(does))}, "
                               f"not {sorted(map(str, unknown))}")
+        if given is not parameters:
+            schemas.check(given, f"{where}: tool {name}")
         parameters = given
     return Tool(name, description, parameters, does)
 

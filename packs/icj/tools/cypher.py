@@ -1,6 +1,8 @@
 """The Cypher + Lexical tools: the graph schema, read-only Cypher queries, and passage search.
 
-Queries run on the snapshot's database opened read-only, with a time-out and a row cap. A statement
+Queries run on the snapshot's database opened read-only in a worker process of their own
+(:mod:`~auditpacks.packs.icj.tools.query_process`: a memory limit the operating system enforces, a
+kill at the time-out), with a row cap and a byte cap on what comes back. A statement
 that could write or read outside the snapshot (``CREATE``, ``MERGE``, ``SET``, ``DELETE``, ``LOAD``,
 ``COPY``, ``ATTACH``, ``INSTALL``, ...) or that holds more than one statement is refused before it
 runs; string literals and comments are removed before that check, so a name like ``'Set'`` passes.
@@ -8,13 +10,17 @@ runs; string literals and comments are removed before that check, so a name like
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 from auditpacks.core.errors import UserError
 from auditpacks.packs.icj.graph.graphdb import NODES, RELS
+from auditpacks.packs.icj.graph.snapshot import DATABASE
+from auditpacks.packs.icj.tools.query_process import QueryStopped, QueryWorker
 
 ROW_CAP = 50
 #: rows an unordered query reads before sorting and capping them
@@ -60,17 +66,18 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _dates(value: Any, found: set[str]) -> None:
+def dates_in(value: Any, found: set[str]) -> None:
+    """Add to ``found`` every date in a query value (DATE values, date-named text properties)."""
     if isinstance(value, (date, datetime)):
         found.add(value.isoformat()[:10])
     elif isinstance(value, dict):
         for key, item in value.items():
             if key in ("date", "term_start", "term_end", "first_date", "last_date") and isinstance(item, str):
                 found.add(item[:10])
-            _dates(item, found)
+            dates_in(item, found)
     elif isinstance(value, (list, tuple)):
         for item in value:
-            _dates(item, found)
+            dates_in(item, found)
 
 
 def schema_text() -> dict[str, Any]:
@@ -99,45 +106,39 @@ def schema(snapshot) -> dict[str, Any]:
     return out
 
 
-def _row_key(row: Any) -> str:
+def row_key(row: Any) -> str:
+    """A row's sort key: its JSON, keys sorted."""
     return json.dumps(plain(row), sort_keys=True, ensure_ascii=False, default=str)
+
+
+_WORKERS: dict[Path, QueryWorker] = {}
+
+
+def worker(database: Path) -> QueryWorker:
+    """The query process of a snapshot's database (one per database, ended when this process ends)."""
+    if database not in _WORKERS:
+        if not _WORKERS:
+            atexit.register(lambda: [w.close() for w in _WORKERS.values()])
+        _WORKERS[database] = QueryWorker(database)
+    return _WORKERS[database]
 
 
 def run_query(snapshot, query: str, row_cap: int = ROW_CAP, timeout_ms: int = TIMEOUT_MS) -> dict[str, Any]:
     """Run a read-only query on the snapshot: columns, at most ``row_cap`` rows, and the dates returned. A
     query without ``ORDER BY`` gets its rows sorted (by their JSON), so a rerun returns the same rows in the
     same order (and replays from the cache)."""
-    import ladybug
-
     why = refusal(query)
     if why:
         raise QueryRefused(f"query refused: {why}")
     ordered = bool(_ORDER_BY.search(_STRINGS.sub("''", query)))
-    connection = ladybug.Connection(snapshot.database)
-    connection.set_query_timeout(timeout_ms)
     try:
-        result = connection.execute(query)
-        columns = result.get_column_names()
-        rows, truncated = [], False
-        while result.has_next():  # unordered: every row (up to FETCH_CAP) is read, sorted, then capped
-            if len(rows) == (row_cap if ordered else FETCH_CAP):
-                truncated = True
-                break
-            rows.append(result.get_next())
-        if not ordered:
-            rows = sorted(rows, key=_row_key)
-            truncated = truncated or len(rows) > row_cap
-            rows = rows[:row_cap]
-    except RuntimeError as exc:
-        message = str(exc).splitlines()[0][:300]
-        if "Interrupted" in message:
-            message = f"stopped after the time-out of {timeout_ms} ms"
-        raise QueryRefused(f"query failed: {message}") from None
-    finally:
-        connection.close()
-    found: set[str] = set()
-    _dates(rows, found)
-    return {"columns": columns, "rows": plain(rows), "truncated": truncated, "source_dates": sorted(found)}
+        answer = worker(snapshot.folder / DATABASE).run(query, row_cap=row_cap, timeout_ms=timeout_ms,
+                                                        ordered=ordered)
+    except QueryStopped as exc:
+        raise QueryRefused(f"query failed: {exc}") from None
+    if "error" in answer:
+        raise QueryRefused(f"query failed: {answer['error']}")
+    return answer
 
 
 def search_passages(snapshot, query: str, limit: int = 10) -> dict[str, Any]:

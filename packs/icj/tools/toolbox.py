@@ -1,7 +1,8 @@
 """Calling a condition's tools on one snapshot: arguments checked, every result guarded and capped.
 
 ``ToolBox(snapshot, tools).call(name, arguments)`` never raises for the model's input: a bad name,
-arguments that do not fit the tool's JSON schema, a refused query or a leak all become an error
+arguments that do not fit the tool's JSON schema (checked by :mod:`~auditpacks.packs.icj.tools.schemas`:
+nothing fetched, patterns under a time limit), a refused query or a leak all become an error
 result. A leak's content is never returned: the model reads only that the result was withheld,
 and the trace keeps what the guard found.
 """
@@ -12,9 +13,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import jsonschema
-
-from auditpacks.core.errors import UserError
+from auditpacks.core.errors import FormatError, UserError
+from auditpacks.core.io import parse_json
+from auditpacks.packs.icj.tools import schemas
 from auditpacks.packs.icj.tools.catalogue import Tool
 from auditpacks.packs.icj.tools.guard import LeakError
 
@@ -42,9 +43,11 @@ class ToolResult:
 def _arguments(arguments: Any) -> tuple[dict | None, str | None]:
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = parse_json(arguments, "arguments") if arguments.strip() else {}
         except json.JSONDecodeError as exc:
             return None, f"arguments are not valid JSON ({exc.msg})"
+        except (FormatError, UnicodeDecodeError) as exc:   # nested too deeply, a number too long, a lone surrogate
+            return None, str(exc)
     if not isinstance(arguments, dict):
         return None, "arguments must be a JSON object"
     return arguments, None
@@ -86,10 +89,7 @@ class ToolBox:
             return self._error(str(name), arguments, f"no tool {name!r}; tools: {', '.join(self.tools)}")
         args, problem = _arguments(arguments)
         if problem is None:
-            try:
-                jsonschema.validate(args, self.tools[name].parameters)
-            except jsonschema.ValidationError as exc:
-                problem = f"arguments do not fit the tool: {exc.message[:200]}"
+            problem = schemas.problem(args, self.tools[name].parameters)
         if problem:
             return self._error(name, arguments, problem)
         try:

@@ -9,7 +9,10 @@ whether the server compiles a whole JSON schema into a sampling grammar (``gramm
 llama.cpp, vLLM, Ollama, LM Studio), so that length and item bounds in a schema hold, and
 which optional OpenAI-style parameters its SDK refuses (``rejects``: never sent; Anthropic's
 Messages API has no ``seed``), and whether it caches a prompt's prefix only up to a block marked
-``cache_control`` (``cache_marks``: Anthropic; the chat target then marks the document block).
+``cache_control`` (``cache_marks``: Anthropic; the chat target then marks the document block), and
+which keyword of its SDK's constructor takes an ``httpx.AsyncClient`` (``http_client``), through
+which the any-llm path gives the SDK one of :mod:`auditpacks.core.bounded_http` (the byte cap and
+the deadline of our own clients); a provider without one (xAI's SDK speaks gRPC) is not capped.
 A provider not in the table is an any-llm provider with none of these defaults.
 
 This module imports nothing else of the runner's, so the configuration and the targets can
@@ -41,6 +44,7 @@ class Provider:
     grammar: bool = False       # JSON schemas are enforced by a grammar, maxLength and maxItems included
     rejects: tuple[str, ...] = ()  # optional request parameters the provider refuses (left out of its requests)
     cache_marks: bool = False   # the prompt cache reads the prefix up to a block marked cache_control
+    http_client: str | None = None  # the SDK constructor's keyword for an httpx.AsyncClient (any-llm path)
 
 
 _ROWS = (
@@ -55,8 +59,9 @@ _ROWS = (
     Provider("ollama", OLLAMA, OLLAMA_DEFAULT, keyless=True, grammar=True),
     Provider("xai", ANYLLM, key_variable="XAI_API_KEY", sdk_retries=True),
     Provider("anthropic", ANYLLM, key_variable="ANTHROPIC_API_KEY", sdk_retries=True,
-             rejects=("seed", "n", "presence_penalty", "frequency_penalty", "user"), cache_marks=True),
-    Provider("mistral", ANYLLM, key_variable="MISTRAL_API_KEY"),
+             rejects=("seed", "n", "presence_penalty", "frequency_penalty", "user"), cache_marks=True,
+             http_client="http_client"),
+    Provider("mistral", ANYLLM, key_variable="MISTRAL_API_KEY", http_client="async_client"),
     Provider("gemini", ANYLLM, key_variable="GEMINI_API_KEY"),
 )
 PROVIDERS: dict[str, Provider] = {row.name: row for row in _ROWS}
@@ -119,17 +124,20 @@ EMBEDDED_URL = "http://embedded.invalid/v1"   # the embedded model's stand-in ad
 
 def chat_api(name: str, *, model: str, base_url: str | None, api_key: str | None, timeout: float | None,
              identity: dict[str, Any] | None = None, preflight=None, slot_pinning: bool = False,
-             max_tokens: int | None = None, embedded: bool = False) -> ModelAPI:
-    """The provider class for one endpoint of a target, a judge or an auditor model."""
+             max_tokens: int | None = None, embedded: bool = False, max_bytes: int | None = None) -> ModelAPI:
+    """The provider class for one endpoint of a target, a judge or an auditor model (``max_bytes``: the cap on
+    its replies' bodies, None: the reply cap)."""
     row = provider(name)
     if row.api == OLLAMA and not embedded:
         from auditpacks.runner.models.providers.ollama_native import OllamaChatAPI
 
-        return OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=timeout, max_tokens=max_tokens)
+        return OllamaChatAPI(model=model, host=ollama_host(base_url), timeout=timeout, max_tokens=max_tokens,
+                             max_bytes=max_bytes)
     if row.api == ANYLLM and not embedded:
         from auditpacks.runner.models.providers.anyllm_api import AnyLLMChatAPI
 
-        return AnyLLMChatAPI(name, model=model, base_url=base_url, api_key=api_key, timeout=timeout)
+        return AnyLLMChatAPI(name, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+                             max_bytes=max_bytes)
     from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 
     url = (base_url or EMBEDDED_URL) if embedded else openai_base_url(name, base_url)
@@ -138,7 +146,7 @@ def chat_api(name: str, *, model: str, base_url: str | None, api_key: str | None
         identity=identity or {"base_url": url.rstrip("/")},
         token_param="max_completion_tokens" if official_openai(name, url) else "max_tokens",
         preflight=preflight, slot_pinning=slot_pinning,
-        prompt_cache_key=not embedded and official_openai(name, url),
+        prompt_cache_key=not embedded and official_openai(name, url), max_bytes=max_bytes,
     )
 
 

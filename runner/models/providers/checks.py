@@ -44,12 +44,11 @@ def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, wh
                  timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
     from auditpacks.runner.models.retry import describe
-    from auditpacks.runner.models import providers
+    from auditpacks.runner.models.providers.anyllm_api import sdk_options
     from auditpacks.runner.models.simpleaudit_adapter import anyllm_client
 
-    kwargs = {"max_retries": 0, "timeout": timeout} if providers.provider(provider).sdk_retries else None
-    try:
-        client = anyllm_client(api_key, base_url, provider, kwargs)
+    try:  # the sync model list runs on a loop of its own: a client that pools no connections across loops
+        client = anyllm_client(api_key, base_url, provider, sdk_options(provider, base_url, timeout, pooled=False))
         if not getattr(client, "SUPPORTS_LIST_MODELS", False):
             return
         client.list_models()

@@ -53,8 +53,10 @@ class OllamaChatAPI(ModelAPI):
 
     needs_facts = True
 
-    def __init__(self, *, model: str, host: str, timeout: float | None = None, max_tokens: int | None = None) -> None:
+    def __init__(self, *, model: str, host: str, timeout: float | None = None, max_tokens: int | None = None,
+                 max_bytes: int | None = None) -> None:
         self.model, self.host, self.timeout, self.max_tokens = model, host.rstrip("/"), timeout, max_tokens
+        self.max_bytes = max_bytes
         self.address = self.host
         self._client = None
 
@@ -121,7 +123,8 @@ class OllamaChatAPI(ModelAPI):
             import ollama
 
             self._client = ollama.AsyncClient(host=self.host, timeout=self.timeout, transport=bounded_http.
-                                              BoundedAsyncTransport(deadline=self.timeout, origin=self.host))
+                                              BoundedAsyncTransport(deadline=self.timeout, origin=self.host,
+                                                                    max_bytes=self.max_bytes))
         return self._client
 
     async def aclose(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
@@ -26,21 +27,59 @@ from auditpacks.runner.models.providers import slots
 USER_AGENT = f"auditpacks simpleaudit/{version('simpleaudit')}"
 
 
+class ErrorReply(Exception):
+    """An HTTP 200 whose body is an error, not a completion (some gateways answer so); the server's message."""
+
+
+def _error_message(completion: Any) -> str:
+    error = (getattr(completion, "model_extra", None) or {}).get("error")
+    message = error.get("message") if isinstance(error, Mapping) else error
+    text = str(message).strip().splitlines()[0][:300] if message else ""
+    return f"HTTP 200 without a reply: the server says {text!r}" if text else \
+        "HTTP 200 without a reply: no choices and no error message"
+
+
 def reply_from_completion(completion: Any) -> Reply:
-    """The parts of a chat completion we keep (and cache)."""
-    choice = completion.choices[0]
+    """The parts of a chat completion we keep (and cache); a body without choices is :class:`ErrorReply`."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise ErrorReply(_error_message(completion))
+    choice = choices[0]
     message = choice.message
     extra = getattr(message, "model_extra", None) or {}
     reasoning = extra.get("reasoning_content") or extra.get("reasoning")
     usage = getattr(completion, "usage", None)
     tokens = from_openai(usage)
-    calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments or ""}
-             for c in (getattr(message, "tool_calls", None) or [])]
+    calls = [tool_call(c, i) for i, c in enumerate(getattr(message, "tool_calls", None) or [])]
     return Reply(content=message.content or "", reasoning=reasoning if isinstance(reasoning, str) else None,
                  input_tokens=getattr(usage, "prompt_tokens", None),
                  output_tokens=getattr(usage, "completion_tokens", None), finish_reason=choice.finish_reason,
                  cached_input_tokens=tokens.cached_input or None, cache_write_tokens=tokens.cache_write or None,
-                 tool_calls=calls or None)
+                 tool_calls=calls or None, served_model=getattr(completion, "model", None))
+
+
+#: The longest tool-call arguments kept (characters); longer ones are cut, with their true length beside them.
+MAX_TOOL_ARGUMENT_CHARS = 16_000
+
+
+def tool_call(call: Any, index: int) -> dict[str, Any]:
+    """One tool call as a reply keeps it, ``{"id", "name", "arguments"}``, whatever the server sent: a call
+    without ``function`` has name None, arguments that are not text become JSON text, and arguments over
+    :data:`MAX_TOOL_ARGUMENT_CHARS` are cut with ``arguments_chars`` (their true length) beside them."""
+    function = getattr(call, "function", None)
+    name = getattr(function, "name", None)
+    arguments = getattr(function, "arguments", None)
+    if arguments is not None and not isinstance(arguments, str):
+        try:
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            arguments = repr(arguments)[:MAX_TOOL_ARGUMENT_CHARS + 1]
+    out = {"id": str(getattr(call, "id", None) or f"call_{index}")[:100],
+           "name": name[:200] if isinstance(name, str) else None, "arguments": arguments or ""}
+    if len(out["arguments"]) > MAX_TOOL_ARGUMENT_CHARS:
+        out["arguments_chars"] = len(out["arguments"])
+        out["arguments"] = out["arguments"][:MAX_TOOL_ARGUMENT_CHARS]
+    return out
 
 
 def cache_key_of(group: str) -> str:
@@ -54,8 +93,8 @@ class OpenAIChatAPI(ModelAPI):
     def __init__(self, *, model: str, base_url: str, api_key: str, timeout: float | None = None,
                  identity: Mapping[str, Any] | None = None, token_param: str = "max_tokens",
                  preflight: Callable[[], None] | None = None, slot_pinning: bool = False,
-                 prompt_cache_key: bool = False) -> None:
-        self.model, self.base_url, self.timeout = model, base_url.rstrip("/"), timeout
+                 prompt_cache_key: bool = False, max_bytes: int | None = None) -> None:
+        self.model, self.base_url, self.timeout, self.max_bytes = model, base_url.rstrip("/"), timeout, max_bytes
         self.identity = dict(identity or {"base_url": self.base_url})
         self.token_param, self.slot_pinning = token_param, slot_pinning
         self.prompt_cache_key = prompt_cache_key   # send each document's key, so its requests meet its cached prefix
@@ -131,8 +170,8 @@ class OpenAIChatAPI(ModelAPI):
 
             self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.secret, max_retries=0,
                                               timeout=self.timeout, default_headers={"User-Agent": USER_AGENT},
-                                              http_client=bounded_http.async_client(self.base_url,
-                                                                                    timeout=self.timeout))
+                                              http_client=bounded_http.async_client(
+                                                  self.base_url, timeout=self.timeout, max_bytes=self.max_bytes))
         return self._client
 
     @property

@@ -48,3 +48,15 @@ def test_the_auditor_is_the_judges_model_with_the_auditors_settings():
     assert (roles.auditor.settings.model, roles.auditor.settings.role, roles.auditor.settings.max_tokens) == \
         ("j", "auditor", 77)
     assert roles.judge.model is not roles.auditor.model and roles.judge.settings.bounded_schema
+
+
+def test_judge_and_auditor_replies_are_capped_far_below_a_targets_and_the_sdk_gets_a_bounded_client():
+    roles = build_roles(config(judge_model="j", judge_provider="vllm", max_turns=2), model_judge=True,
+                        embedded_url=None, embedded_identity=None, cache=None)
+    assert roles.judge.model.api.max_bytes == roles.auditor.model.api.max_bytes == 2 * 2**20
+    target = make_target(config(target="q", provider="vllm"), model="q", base_url=None, cache=None)
+    assert target.model.api.max_bytes is None   # a target's replies: the 64 MiB reply cap
+    claude = make_target(config(target="claude", provider="anthropic", api_key="k"), model="claude", base_url=None,
+                         cache=None)
+    transport = claude.model.api.client.client._client._transport   # the Anthropic SDK's httpx client
+    assert type(transport).__name__ == "BoundedAsyncTransport"

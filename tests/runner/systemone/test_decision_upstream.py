@@ -49,11 +49,18 @@ def test_read_completion_takes_the_sampled_token_and_valid_alternatives():
         {"token": "A", "logprob": -9.0},      # the sampled token's own value is kept
         {"token": "B", "logprob": -2.5},
         {"token": "C", "logprob": 0.5},       # above 0: not a log probability
-        {"token": "D", "logprob": float("nan")},
         {"token": "E", "logprob": True},
         {"token": 5, "logprob": -1.0}]})
     assert read_completion(data) == ("A", {"A": -0.1, "B": -2.5})
     assert read_completion(completion("B")) == ("B", {})
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_nan_or_infinite_logprob_is_refused_never_taken_for_an_even_share(bad):
+    data = completion("A", {"token": "A", "logprob": bad, "top_logprobs": [{"token": "x", "logprob": -0.1}]})
+    with pytest.raises(UpstreamError, match=rf"^upstream gave token 'A' the logprob {bad}, which is not a log "
+                                            "probability$"):
+        read_completion(data)
 
 
 @pytest.mark.parametrize("data", [{}, {"choices": []}, {"choices": [{}]}, {"choices": [{"message": {"content": 3}}]},

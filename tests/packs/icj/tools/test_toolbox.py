@@ -116,3 +116,13 @@ def test_a_tool_of_the_copy_is_answered_through_its_alias(tmp_path, snap):
     assert [s["function"]["name"] for s in box.specs()] == ["lookup_case", "cypher_query"]
     assert json.loads(box.call("lookup_case", {"case_id": "070"}).content)["case"]["case_id"] == "070"
     assert not box.call("get_case", {"case_id": "070"}).ok  # only the copy's name is offered
+
+
+def test_arguments_nested_too_deeply_or_holding_a_huge_number_are_error_results(snap):
+    box = ToolBox(snap, conditions()["Designed Tools Only"])
+    deep = box.call("find_case", '{"query": ' + "[" * 5000 + "]" * 5000 + "}")
+    huge = box.call("find_case", '{"query": 1' + "9" * 5000 + "}")
+    assert not deep.ok and json.loads(deep.content) == {"error": "arguments: JSON nested too deeply to read"}
+    assert not huge.ok and json.loads(huge.content)["error"].startswith("arguments: a number too long to read")
+    nested = box.call("find_case", {"query": "x", "extra": json.loads("[" * 900 + "]" * 900)})
+    assert not nested.ok and "error" in json.loads(nested.content)
