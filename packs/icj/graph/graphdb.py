@@ -59,12 +59,16 @@ def _ddl_type(arrow_type) -> str:
     return "DATE" if pa.types.is_date(arrow_type) else "INT64" if pa.types.is_integer(arrow_type) else "STRING"
 
 
+#: The address space a database being built may reserve (ladybug's default, 8 TiB, runs out after a dozen).
+BUILD_BYTES = 2**34
+
+
 def build_database(graph: Graph, path: Path, staging: Path) -> None:
     """Create the database at ``path`` from the cut graph (Parquet files staged in ``staging``)."""
     import ladybug
 
     staging.mkdir(parents=True, exist_ok=True)
-    database = ladybug.Database(str(path))
+    database = ladybug.Database(str(path), max_db_size=BUILD_BYTES)
     connection = ladybug.Connection(database)
     keys: dict[str, set] = {}
     try:

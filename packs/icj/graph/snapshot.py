@@ -89,6 +89,11 @@ def snapshot_for(graph: Graph, cutoff: str, cache: Path) -> "Snapshot":
     return Snapshot(folder)
 
 
+def database_region(database: Path) -> int:
+    """The address space a read-only open of ``database`` reserves: four times its size, at least 64 MiB."""
+    size = database.stat().st_size if database.is_file() else sum(p.stat().st_size for p in database.rglob("*"))
+    return max(64 * 2**20, -(-4 * size // 2**20) * 2**20)
+
 class Snapshot:
     """One built snapshot, opened read-only: its tables, Cypher database, lexical index and guard."""
 
@@ -123,4 +128,5 @@ class Snapshot:
     def database(self):
         import ladybug
 
-        return ladybug.Database(str(self.folder / DATABASE), read_only=True)
+        path = self.folder / DATABASE  # not ladybug's 8 TiB reserve each: a dozen open ones fill the address space
+        return ladybug.Database(str(path), read_only=True, max_db_size=database_region(path))

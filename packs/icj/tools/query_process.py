@@ -42,8 +42,9 @@ class QueryStopped(Exception):
 
 def memory_limit(database: Path) -> tuple[int, int]:
     """``(max_db_size, address space limit)`` in bytes for a worker over ``database``."""
-    size = database.stat().st_size if database.is_file() else sum(p.stat().st_size for p in database.rglob("*"))
-    region = max(64 * _MIB, -(-4 * size // _MIB) * _MIB)
+    from auditpacks.packs.icj.graph.snapshot import database_region
+
+    region = database_region(database)
     return region, (BASE_MIB + BUFFER_POOL_MIB + QUERY_MEMORY_MIB) * _MIB + region
 
 

@@ -4,7 +4,7 @@ are each one line naming the file, the model and the field."""
 import pytest
 
 from auditpacks.runner.hosted import prices
-from tests.runner.models.test_prices import TABLE
+from tests.runner.hosted.test_prices import TABLE
 
 
 @pytest.mark.parametrize(("old", "new", "message"), [
