@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -21,8 +22,8 @@ from auditpacks.core.io import new_temp
 from auditpacks.core.results_layout import DOCUMENTS, PARTS, stored
 from auditpacks.core.run_files import split_name
 
-#: Bytes kept free in each part for its header's own keys beyond the run's header (parts, documents).
-HEADER_ROOM = 4096
+#: Bytes a part's summary may take beyond that of all results (its score and timestamp can be longer).
+SUMMARY_SLACK = 32
 
 
 def entry_bytes(result: Mapping[str, Any]) -> bytes:
@@ -50,10 +51,33 @@ def _sync(fh: Any) -> None:
     os.fsync(fh.fileno())
 
 
+def _listed(items: Any) -> list[str]:
+    return [json.dumps(item, ensure_ascii=False) for item in items or []]
+
+
 class _Part:
-    def __init__(self, folder: Path, name: str, first: int) -> None:
+    """A part being written: its body's size and a bound on its header's (its own issues and recommendations)."""
+
+    def __init__(self, folder: Path, name: str, first: int, head: int) -> None:
         fd, self.tmp = new_temp(folder, name)
         self.fh, self.first, self.count, self.size = os.fdopen(fd, "wb"), first, 0, 0
+        self.head, self.listed = head, {"issues": set(), "recommendations": set()}
+
+    def head_growth(self, slim: Mapping[str, Any]) -> tuple[int, dict[str, set[str]]]:
+        """How much this result's new issues and recommendations add to the header, and those items."""
+        grow, new = 0, {}
+        for field, source in (("issues", "issues_found"), ("recommendations", "recommendations")):
+            new[field] = set(_listed(slim.get(source))) - self.listed[field]
+            grow += sum(len(item.encode("utf-8")) + 6 for item in new[field]) + (8 if new[field] else 0)
+        return grow, new
+
+    def take(self, text: bytes, grow: int, new: Mapping[str, set[str]]) -> None:
+        self.fh.write(text if self.count == 0 else b",\n    " + text)
+        self.count += 1
+        self.size += len(text) + 6
+        self.head += grow
+        for field, items in new.items():
+            self.listed[field] |= items
 
 
 class SplitWriter:
@@ -61,10 +85,17 @@ class SplitWriter:
 
     def __init__(self, path: Path, slim: list[dict[str, Any]], limit: int) -> None:
         self.path, self.slim, self.limit = Path(path), slim, limit
-        self.budget = max(limit - len(head_bytes(header_dict(slim))) - HEADER_ROOM, limit // 2)
         self.parts: list[_Part] = []
         self.keys: set[str] = set()
         self.store_name = split_name(self.path.name)
+        # a part's header, less its issues and recommendations, is at most that of all results (counts and token
+        # sums only grow) with the documents file named; the first part's also lists the others, at most one
+        # part per result
+        bare = [{**r, "issues_found": [], "recommendations": []} for r in slim]
+        self.head = len(head_bytes(header_dict(bare, **{DOCUMENTS: self.store_name}))) + SUMMARY_SLACK
+        names = [split_name(self.path.name, k) for k in range(2, len(slim) + 2)]
+        self.first_head = len(head_bytes(header_dict(bare, **{DOCUMENTS: self.store_name, PARTS: names})))
+        self.first_head += SUMMARY_SLACK
         fd, self.store_tmp = new_temp(self.path.parent, self.store_name)
         self.store = os.fdopen(fd, "wb")
 
@@ -75,13 +106,19 @@ class SplitWriter:
     def add(self, result: Mapping[str, Any]) -> None:
         text = entry_bytes(stored(result, self.keys, self._document))
         part = self.parts[-1] if self.parts else None
-        if part is None or (part.count and part.size + len(text) + 8 > self.budget):
-            first = part.first + part.count if part else 0
-            part = _Part(self.path.parent, self.path.name, first)
+        index = part.first + part.count if part else 0
+        slim = self.slim[index]
+        grow, new = part.head_growth(slim) if part else (0, {})
+        if part is None or (part.count and part.head + grow + part.size + len(text) + 12 > self.limit):
+            part = _Part(self.path.parent, self.path.name, index, self.first_head if part is None else self.head)
             self.parts.append(part)
-        part.fh.write(text if part.count == 0 else b",\n    " + text)
-        part.count += 1
-        part.size += len(text) + 6
+            grow, new = part.head_growth(slim)
+        part.take(text, grow, new)
+        if part.count == 1 and part.head + part.size + 6 > self.limit:
+            name = split_name(self.path.name, len(self.parts)) if len(self.parts) > 1 else self.path.name
+            print(f"auditpacks: warning: result {index + 1} ({slim.get('scenario_name')}) is {len(text):,} bytes, too "
+                  f"big for a part under the {self.limit:,}-byte limit: {name} holds it alone, over the limit",
+                  file=sys.stderr)
 
     def finish(self) -> list[Path]:
         """Write every part with its header and the documents file; the paths written (the first part last)."""
