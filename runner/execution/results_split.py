@@ -6,6 +6,9 @@ come one at a time; each part's results go to a temporary body first, since a pa
 (simpleaudit's summary of that part, computed by ``AuditResults`` over the slim copies) and the
 first part's list of parts are known only at the end. The documents file and the later parts
 are put in place before the first part, so a reader never finds a part named that is not there.
+A part takes the next result only while its body and a bound on its header (the summary of all
+results, the part's own issues and recommendations, the first part's list of parts: at most one
+per result) stay within the limit; a result too big for any part is written alone, with a warning.
 """
 
 from __future__ import annotations
