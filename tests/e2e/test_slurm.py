@@ -158,7 +158,7 @@ def test_a_daemon_that_cannot_start_fails_at_once_with_its_own_log_line(tmp_path
         try:
             with pytest.raises(RuntimeError, match=r"slurmctld is not running: slurmctld\.log: .*Address already in use"):
                 slurm.start()
-            assert time.monotonic() - started < 10
+            assert time.monotonic() - started < 30  # slurmctld tries its port for some seconds, then dies
         finally:
             slurm.stop()
     assert (tmp_path / "logs" / "slurmctld.log").is_file() and not slurm.folder.exists()
