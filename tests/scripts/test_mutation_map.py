@@ -28,8 +28,9 @@ def test_every_module_is_covered_but_packages_data_and_the_declared_skips():
 
 def test_a_modules_tests_are_its_mirrored_files_then_its_extras():
     assert mutation_map.tests_for("judges/stats.py") == [
-        "tests/judges/test_stats.py", "tests/judges/test_stats_references.py",
-        "tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"]
+        "tests/judges/test_stats.py", "tests/judges/test_stats_ratio.py", "tests/judges/test_stats_references.py",
+        "tests/judges/test_stats_sums.py", "tests/judges/jacite/test_grounding.py",
+        "tests/judges/iustitia/test_agreement.py"]
     assert mutation_map.mirror_folder("auditpacks/core/redact.py") == "tests/core"
     assert mutation_map.mirrored("auditpacks/core/redact.py") == [
         "tests/core/test_redact.py", "tests/core/test_redact_url_encodings.py", "tests/core/test_redact_urls.py"]
