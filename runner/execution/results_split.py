@@ -89,6 +89,7 @@ class SplitWriter:
     def __init__(self, path: Path, slim: list[dict[str, Any]], limit: int) -> None:
         self.path, self.slim, self.limit = Path(path), slim, limit
         self.parts: list[_Part] = []
+        self.assembled: list[str] = []   # the whole parts' temporary files, made by finish
         self.keys: set[str] = set()
         self.store_name = split_name(self.path.name)
         # a part's header, less its issues and recommendations, is at most that of all results (counts and token
@@ -136,6 +137,7 @@ class SplitWriter:
             more = {PARTS: names[1:]} if k == 0 else {}
             head = head_bytes(header_dict(self.slim[part.first: part.first + part.count], **extra, **more))
             fd, tmp = new_temp(self.path.parent, name)
+            self.assembled.append(tmp)
             with os.fdopen(fd, "wb") as out, open(part.tmp, "rb") as body:
                 out.write(head + b"[\n    ")
                 while chunk := body.read(1 << 20):
@@ -152,9 +154,11 @@ class SplitWriter:
         return [final for _, final in store + finals]
 
     def abandon(self) -> None:
-        """Remove every temporary file (the write failed)."""
+        """Remove every temporary file (the write failed), those :meth:`finish` made included."""
         for part in self.parts:
             part.fh.close()
             Path(part.tmp).unlink(missing_ok=True)
+        for tmp in self.assembled:
+            Path(tmp).unlink(missing_ok=True)
         self.store.close()
         Path(self.store_tmp).unlink(missing_ok=True)
