@@ -9,6 +9,8 @@ are put in place before the first part, so a reader never finds a part named tha
 A part takes the next result only while its body and a bound on its header (the summary of all
 results, the part's own issues and recommendations, the first part's list of parts: at most one
 per result) stay within the limit; a result too big for any part is written alone, with a warning.
+The bound is a few dozen bytes over the header it stands for (``SUMMARY_SLACK`` and a few bytes
+a list), never under it.
 """
 
 from __future__ import annotations
@@ -118,11 +120,6 @@ class SplitWriter:
             self.parts.append(part)
             grow, new = part.head_growth(slim)
         part.take(text, grow, new)
-        if part.count == 1 and part.head + part.size + 6 > self.limit:
-            name = split_name(self.path.name, len(self.parts)) if len(self.parts) > 1 else self.path.name
-            print(f"auditpacks: warning: result {index + 1} ({slim.get('scenario_name')}) is {len(text):,} bytes, too "
-                  f"big for a part under the {self.limit:,}-byte limit: {name} holds it alone, over the limit",
-                  file=sys.stderr)
 
     def finish(self) -> list[Path]:
         """Write every part with its header and the documents file; the paths written (the first part last)."""
@@ -144,6 +141,10 @@ class SplitWriter:
                     out.write(chunk)
                 out.write(b"\n  ]\n}")
                 _sync(out)
+                if out.tell() > self.limit:   # only a part of one result: no part can hold it under the limit
+                    print(f"auditpacks: warning: {name} is {out.tell():,} bytes, over the {self.limit:,}-byte "
+                          f"limit: result {part.first + 1} ({self.slim[part.first].get('scenario_name')}) is too "
+                          f"big for any part", file=sys.stderr)
             Path(part.tmp).unlink()
             finals.append((tmp, self.path.with_name(name)))
         store = [(self.store_tmp, self.path.with_name(self.store_name))] if self.keys else []

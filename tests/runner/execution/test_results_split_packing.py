@@ -112,8 +112,28 @@ def test_a_split_without_documents_names_no_documents_file(tmp_path):
 def test_no_warning_when_every_result_fits_and_the_result_over_it_is_named_by_number(tmp_path, capsys):
     split(tmp_path / "a", [result(i, 5_000) for i in range(12)], 20_000)
     assert "auditpacks: warning" not in capsys.readouterr().err
-    split(tmp_path / "b", [result(i, 500) for i in range(4)] + [result(4, 30_000)], 20_000)
-    assert "auditpacks: warning: result 5 (S4) is " in capsys.readouterr().err
+    _, parts = split(tmp_path / "b", [result(i, 500) for i in range(4)] + [result(4, 30_000)], 20_000)
+    over = next(p for p in parts if p.stat().st_size > 20_000)
+    assert (f"auditpacks: warning: {over.name} is {over.stat().st_size:,} bytes, over the 20,000-byte limit: "
+            "result 5 (S4) is too big for any part") in capsys.readouterr().err
+
+
+def small(i: int, reply: int) -> dict:
+    """A result of a few hundred bytes, its reply ``reply`` ASCII characters long."""
+    return {"scenario_name": f"S{i}", "scenario_description": "", "conversation": [{"role": "assistant",
+                                                                                   "content": "a" * reply}],
+            "severity": ("pass", "high")[i % 2], "issues_found": [f"issue {i % 3}"], "positive_behaviors": [],
+            "summary": "", "recommendations": [], "judgment": None, "target_input_tokens": i}
+
+
+def test_many_small_results_to_a_part_stay_under_the_limit_to_the_byte(tmp_path):
+    """Parts of a hundred results and more: an undercount per result, or of a header by more than its slack,
+    takes some part over the limit as the replies grow a byte at a time."""
+    limit = 40_000
+    for reply in range(1, 17):
+        results = [small(i, reply) for i in range(400)]
+        _, parts = split(tmp_path / str(reply), results, limit)
+        assert len(parts) > 3 and max(p.stat().st_size for p in parts) <= limit, reply
 
 
 @pytest.mark.parametrize("documents", [True, False])
