@@ -158,3 +158,14 @@ def test_temporary_files_lie_beside_the_results_not_in_the_system_temp_folder(tm
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
     path, parts = split(tmp_path / "out", [result(i, 5_000) for i in range(12)], 20_000)
     assert len(parts) > 2 and path.is_file()
+
+
+def test_a_part_exactly_at_the_limit_is_within_it(tmp_path, capsys):
+    results = [result(0, 30_000), result(1, 30_000)]
+    _, parts = split(tmp_path / "a", results, 20_000)        # each result over the limit, alone in its part
+    size = parts[1].stat().st_size
+    capsys.readouterr()
+    _, again = split(tmp_path / "b", results, size)          # the second part now exactly at the limit
+    assert again[1].stat().st_size == size
+    err = capsys.readouterr().err
+    assert f"warning: {again[0].name} is" in err and f"warning: {again[1].name}" not in err
