@@ -34,11 +34,16 @@ def _short(value: Any) -> str:
     return f"{text[:16]}… #{hashlib.sha256(text.encode('utf-8')).hexdigest()[:6]}"
 
 
+def _text(value: Any) -> str:
+    """A setting's value as label text: numbers as written (``0.7``), long texts and options shortened."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return _short(value) if isinstance(value, (str, dict, list, tuple)) else str(value)
+
+
 def _or(value: Any, default: str) -> str:
-    if value in (None, "", {}, [], ()):
-        return default
-    return f"{value:g}" if isinstance(value, float) else _short(value if isinstance(value, (str, dict, list, tuple))
-                                                                 else str(value))
+    """``default`` for a setting left empty, else its text."""
+    return default if value in (None, "", {}, [], ()) else _text(value)
 
 
 def _endpoint(record: RunRecord, replicas: Any) -> str:
@@ -51,22 +56,20 @@ def _endpoint(record: RunRecord, replicas: Any) -> str:
 def settings(record: RunRecord) -> dict[str, str]:
     """The settings a label may name, as short text, in label order; ``fingerprint`` last."""
     p = {**DEFAULTS, **(record.parameters or {})}
-    selection = ("smoke" if p.get("smoke") else f"limit {p['limit']}" if p.get("limit")
-                 else f"{p['per_question']} per question" if p.get("per_question") else "all")
-    decision = p.get("decision")
+    selection = ("smoke" if p["smoke"] else f"limit {p['limit']}" if p["limit"]
+                 else f"{p['per_question']} per question" if p["per_question"] else "all")
+    decision = p["decision"]
     return {"model": record.model, "pack": record.pack.name,
             "mode": ("decision" if decision is True else f"decision {decision}") if decision else "chat",
             "judge": record.judge, "judge model": record.judge_model or "no judge model",
-            "temperature": f"{p.get('temperature', 0):g}", "seed": str(record.seed),
-            "turns": str(p.get("max_turns", 1)), "rounds": str(record.repeats), "selection": selection,
-            "prompt order": str(p.get("prompt_order")), "shard": (record.shard or {}).get("spec", "none"),
-            "provider": str(p.get("provider") or record.provider), "endpoint": _endpoint(record, p.get("more_base_urls")),
-            "model digest": _or(record.model_digest, "unknown"), "system prompt": _or(p.get("system_prompt"), "none"),
-            "max tokens": _or(p.get("max_tokens"), "default"), "auditor model": _or(p.get("auditor_model"), "none"),
-            "judge temperature": _or(p.get("judge_temperature"), "default"),
-            "judge max tokens": _or(p.get("judge_max_tokens"), "default"),
-            "auditor max tokens": _or(p.get("auditor_max_tokens"), "default"),
-            "grader options": _or(p.get("grader_options"), "none"), "panel": _or(p.get("panel_models"), "none"),
+            "temperature": _text(p["temperature"]), "seed": str(record.seed), "turns": _text(p["max_turns"]),
+            "rounds": str(record.repeats), "selection": selection, "prompt order": str(p["prompt_order"]),
+            "shard": (record.shard or {}).get("spec", "none"), "provider": str(p["provider"] or record.provider),
+            "endpoint": _endpoint(record, p["more_base_urls"]), "model digest": _or(record.model_digest, "unknown"),
+            "system prompt": _or(p["system_prompt"], "none"), "max tokens": _or(p["max_tokens"], "default"),
+            "auditor model": _or(p["auditor_model"], "none"), "judge temperature": _text(p["judge_temperature"]),
+            "judge max tokens": _text(p["judge_max_tokens"]), "auditor max tokens": _text(p["auditor_max_tokens"]),
+            "grader options": _or(p.get("grader_options"), "none"), "panel": _or(p["panel_models"], "none"),
             "fingerprint": (record.fingerprint or "none")[:8]}
 
 
