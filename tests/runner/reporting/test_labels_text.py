@@ -75,3 +75,4 @@ def test_a_fingerprint_alone_and_no_runs():
                                         "fedcba98 differ); they are not repeats")
     assert labels([one, two], ["a", "b"]) == ["fingerprint 01234567", "fingerprint fedcba98"]
     assert differing([]) == [] and what_differs([]) == ""
+    assert settings(record(fingerprint=""))["fingerprint"] == "none"
