@@ -44,8 +44,8 @@ def test_opposite_differences_per_language_are_two_rows_that_do_not_cancel(where
 def test_a_question_is_one_cluster_and_pairs_without_citations_are_left_out():
     paired = [triple("q1", "ja", (1, 2), (0, 2)), triple("q1", "ja", (1, 2), (1, 2)),
               triple("q2", "ja", (0, 4), (2, 4))]
-    paired.append(({"name": "q3 - s", "metadata": {"language": "ja"}}, {"judgment": {"n_cited": 3, "n_invented": 3}},
-                   {"judgment": {"verdict": "ERROR"}}))
+    paired.insert(1, ({"name": "q3 - s", "metadata": {"language": "ja"}}, {"judgment": {"n_cited": 3, "n_invented": 3}},
+                      {"judgment": {"verdict": "ERROR"}}))   # left out, and the pairs after it still count
     (row,) = compare(paired)
     # q1 sums to A 2/4, B 1/4; q2 A 0/4, B 2/4: A 2/8 = 0.25, B 3/8 = 0.375
     assert (row["figure"], row["a"], row["b"]) == ("invented rate (ja)", 0.25, 0.375)
