@@ -77,3 +77,17 @@ def test_ties_below_the_top_are_answered_together():
     assert automation([0.9, 0.8, 0.8, 0.7], [1, 1, 0, 1], 4, target=0.7) == {
         "target": 0.7, "threshold": 0.7, "answered": 4, "coverage": 1.0, "agreement": 0.75}
     assert automation([0.9, 0.8, 0.8, 0.7], [1, 1, 0, 0], 4, target=0.95)["threshold"] == 0.9
+
+
+def test_risk_coverage_draws_2000_replicates_with_seed_0_by_default():
+    rng = np.random.default_rng(12)
+    clusters = [f"j{i}" for i in range(60) for _ in range(int(rng.integers(1, 6)))]
+    p = rng.uniform(0.5, 1.0, len(clusters)).round(3).tolist()
+    y = (rng.uniform(size=len(clusters)) < 0.8).astype(int).tolist()
+    keys = sorted(set(clusters))
+    answered = [clusters.count(k) for k in keys]
+    correct = [sum(y[i] for i, c in enumerate(clusters) if c == k) for k in keys]
+    row = risk_coverage(p, y, clusters, eligible=len(p), thresholds=(0.0,))["rows"][0]
+    assert row["ci"] == pytest.approx(list(ratio_bootstrap(correct, answered, b=2000, seed=0)[1:]), abs=1e-12)
+    assert row["ci"] != pytest.approx(list(ratio_bootstrap(correct, answered, b=2001, seed=0)[1:]), abs=1e-12)
+    assert row["ci"] != pytest.approx(list(ratio_bootstrap(correct, answered, b=2000, seed=1)[1:]), abs=1e-12)
