@@ -53,7 +53,8 @@ def register(*secrets: str | None) -> None:
 def register_url(url: Any) -> None:
     """Blank out the credentials in ``url`` (``scheme://user:password@host``) from now on, in every form a
     server could echo them in: the password with each character as written, percent-decoded or
-    percent-encoded (so every encoder's echo matches), and the ``Basic`` header's base64 of ``user:password``. Anything that is not such a URL is ignored."""
+    percent-encoded (so every encoder's echo matches), and the ``Basic`` header's base64 of ``user:password``.
+    Anything that is not such a URL is ignored."""
     if not isinstance(url, str) or "@" not in url or "://" not in url:
         return
     try:
