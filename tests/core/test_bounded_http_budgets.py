@@ -45,7 +45,7 @@ def served(monkeypatch):
 
 
 def reply(body: bytes = b"ok", *, encoding: str | None = None, parts: list[bytes] | None = None, **extensions):
-    headers = {"x-request-id": "r1", "content-length": str(len(body))}
+    headers = {"x-request-id": "r1", "content-length": str(len(body)), "transfer-encoding": "chunked"}
     if encoding:
         headers["content-encoding"] = encoding
     return lambda request: httpx.Response(200, headers=headers, stream=Chunks(parts or [body]),
@@ -83,10 +83,14 @@ def test_every_encoding_is_decoded_and_the_caller_sees_plain_bytes(served, encod
     assert served.seen[-1].headers["accept-encoding"] == "identity"
 
 
-def test_a_compressed_bomb_is_cut_one_byte_past_the_cap():
+@pytest.mark.parametrize("first", [0, 40, 400])
+def test_a_compressed_bomb_is_cut_one_byte_past_the_cap(first):
+    stream = gzip.compress(b"a" * 5000 + b"0" * (4 * 2**20))
     body = bounded_http._Body("gzip", 2**20, httpx.Request("GET", URL))
     with pytest.raises(ReplyTooLarge):
-        body.add(gzip.compress(b"0" * (4 * 2**20)))
+        body.add(stream[:first])   # the first chunk decodes to a little, the rest is the bomb
+        assert body.size < 2**20
+        body.add(stream[first:])
     assert body.size == 2**20 + 1   # decoding stopped at the first byte over
 
 
@@ -188,13 +192,25 @@ def test_an_unpooled_async_client_serves_one_event_loop_after_another_and_closes
         asyncio.run(client.aclose())
 
 
-def test_a_pooled_async_client_serves_several_requests_and_closes():
+@pytest.mark.parametrize("make, connections", [
+    ("async_client", 1), ("async_client pooled=False", 3), ("transport", 1), ("sync client", 3)])
+def test_a_pooled_client_keeps_its_connection_and_an_unpooled_one_opens_one_a_request(make, connections):
     with HostileServer("echo") as server:
-        async def posts():
-            async with bounded_http.async_client(server.base_url, timeout=10) as client:
-                return [(await client.post(server.base_url + "/chat/completions", json={})).status_code
-                        for _ in range(3)]
-        assert asyncio.run(posts()) == [200, 200, 200]
+        url = server.base_url + "/chat/completions"
+        if make == "sync client":
+            with bounded_http.client(server.base_url, timeout=10) as client:
+                codes = [client.post(url, json={}).status_code for _ in range(3)]
+        else:
+            async def posts():
+                client = {"async_client": lambda: bounded_http.async_client(server.base_url, timeout=10),
+                          "async_client pooled=False": lambda: bounded_http.async_client(server.base_url, timeout=10,
+                                                                                         pooled=False),
+                          "transport": lambda: httpx.AsyncClient(
+                              transport=bounded_http.BoundedAsyncTransport(deadline=10), timeout=10)}[make]()
+                async with client:
+                    return [(await client.post(url, json={})).status_code for _ in range(3)]
+            codes = asyncio.run(posts())
+        assert codes == [200, 200, 200] and server.connections == connections
 
 
 @pytest.mark.parametrize("value, cap", [("0", 64 * 2**20), ("1", 1), ("", 64 * 2**20), ("12x", 64 * 2**20)])

@@ -11,7 +11,7 @@ credentials, NaN token counts, redirects to another host.
 * ``nan``: a chat completion whose token counts are ``NaN`` and ``-5``;
 * ``redirect``: 307 to the same path on ``localhost`` (another host name for the same machine).
 
-The server stops on leaving the ``with`` block, and by itself after ``lifetime_s`` seconds.
+``connections`` counts the connections accepted. The server stops on leaving the ``with`` block, and by itself after ``lifetime_s`` seconds.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class HostileServer:
     def __init__(self, mode: str, *, drip_s: float = 0.2, lifetime_s: float = 120.0) -> None:
         self.mode, self.drip_s, self.lifetime_s = mode, drip_s, lifetime_s
         self.posts = 0
+        self.connections = 0   # connections accepted (a pooled client reuses one)
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -66,6 +67,7 @@ class HostileServer:
         server.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         try:
             while await self._one(reader, writer):
                 pass
