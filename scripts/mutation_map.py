@@ -6,7 +6,7 @@ entry point), each with its reason. A module's tests are its mirrored test files
 (``judges/stats.py`` → ``tests/judges/test_stats.py`` and ``tests/judges/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
-do not. :func:`problems` lists entries of either table that no longer name an existing file,
+do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
 so a module moved or a test renamed shows at once (``tests/scripts/test_mutation_map.py``).
 """
 
@@ -52,6 +52,12 @@ EXTRAS: dict[str, list[str]] = {
 }
 
 
+#: Test files never run against mutants, each with its reason (minutes a mutant).
+SLOW = {
+    "tests/runner/execution/test_run_resume.py": "kills whole runs at ten random points: minutes per mutant",
+}
+
+
 def modules(root: Path = ROOT) -> list[str]:
     """Every module mutation testing covers, as a path from the repository root, sorted."""
     found = []
@@ -82,14 +88,15 @@ def mirrored(module: str, root: Path = ROOT) -> list[str]:
 
 
 def tests_for(module: str, root: Path = ROOT) -> list[str]:
-    """The test files that exercise ``module``: its mirrored ones, then its extras."""
-    found = mirrored(module, root)
+    """The test files that exercise ``module``: its mirrored ones, then its extras (never the :data:`SLOW` ones)."""
+    found = [t for t in mirrored(module, root) if t not in SLOW]
     return found + [t for t in EXTRAS.get(module, []) if t not in found]
 
 
 def problems(root: Path = ROOT) -> list[str]:
     """Entries of :data:`SKIP` and :data:`EXTRAS` that name no existing file (a module moved, a test renamed)."""
     out = [f"SKIP names {m}, which does not exist" for m in SKIP if not (root / m).is_file()]
+    out += [f"SLOW names {t}, which does not exist" for t in SLOW if not (root / t).is_file()]
     for module, tests in EXTRAS.items():
         if not (root / module).is_file():
             out.append(f"EXTRAS names {module}, which does not exist")
