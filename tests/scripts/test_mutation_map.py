@@ -4,6 +4,7 @@ a table entry that names a file no longer there is reported, and a module moved 
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 
 from tests.support.paths import ROOT
@@ -27,13 +28,14 @@ def test_every_module_is_covered_but_packages_data_and_the_declared_skips():
 
 
 def test_a_modules_tests_are_its_mirrored_files_then_its_extras():
-    assert mutation_map.tests_for("judges/stats.py") == [
-        "tests/judges/test_stats.py", "tests/judges/test_stats_ratio.py", "tests/judges/test_stats_references.py",
-        "tests/judges/test_stats_sums.py", "tests/judges/jacite/test_grounding.py",
-        "tests/judges/iustitia/test_agreement.py"]
+    found = mutation_map.tests_for("judges/stats.py")
+    extras = ["tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"]
+    assert found[-2:] == extras and {"tests/judges/test_stats.py", "tests/judges/test_stats_references.py"} <= set(found)
+    assert all(re.fullmatch(r"tests/judges/test_stats(_\w+)?\.py", t) for t in found[:-2])
     assert mutation_map.mirror_folder("auditpacks/core/redact.py") == "tests/core"
-    assert mutation_map.mirrored("auditpacks/core/redact.py") == [
-        "tests/core/test_redact.py", "tests/core/test_redact_url_encodings.py", "tests/core/test_redact_urls.py"]
+    assert {"tests/core/test_redact.py", "tests/core/test_redact_urls.py"} <= set(
+        mutation_map.mirrored("auditpacks/core/redact.py"))
+    assert "tests/runner/execution/test_run_resume.py" not in mutation_map.tests_for("runner/execution/run.py")
     assert mutation_map.staged_path("judges/stats.py") == "src/auditpacks/judges/stats.py"
     assert mutation_map.staged_path("auditpacks/core/redact.py") == "src/auditpacks/core/redact.py"
 
