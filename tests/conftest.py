@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 QUICK = ("tests/judges/", "tests/core/", "tests/packs/", "tests/runner/models/", "tests/runner/reporting/",
          "tests/runner/execution/", "tests/scripts/test_mutation_map.py")
 #: Slow files inside those folders (seconds each: whole runs killed, sharded, probed or waited on; graph snapshots and
-#: vector indexes built; the HTML report rendered; fresh interpreters started).
+#: vector indexes built; the HTML report rendered; fresh interpreters started; split results swept a byte at a time).
 NOT_QUICK = ("tests/runner/execution/test_run_resume.py", "tests/runner/execution/test_shard.py",
              "tests/runner/execution/test_readiness.py", "tests/runner/execution/test_decision_probe.py",
              "tests/runner/execution/test_judge_checks.py", "tests/runner/execution/test_batch_run.py",
@@ -42,7 +42,8 @@ NOT_QUICK = ("tests/runner/execution/test_run_resume.py", "tests/runner/executio
              "tests/runner/execution/test_retry.py", "tests/runner/execution/test_cache.py",
              "tests/packs/icj/tools/test_audit.py",
              "tests/packs/icj/tools/test_commands.py", "tests/packs/icj/graph/test_vectors.py",
-             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py", "tests/runner/reporting/test_report.py")
+             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py", "tests/runner/reporting/test_report.py",
+             "tests/runner/execution/test_results_split_packing.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
