@@ -42,8 +42,8 @@ NOT_QUICK = ("tests/runner/execution/test_run_resume.py", "tests/runner/executio
              "tests/runner/execution/test_retry.py", "tests/runner/execution/test_cache.py",
              "tests/packs/icj/tools/test_audit.py",
              "tests/packs/icj/tools/test_commands.py", "tests/packs/icj/graph/test_vectors.py",
-             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py", "tests/runner/reporting/test_report.py",
-             "tests/runner/execution/test_results_split_packing.py")
+             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py",
+             "tests/runner/reporting/test_report.py", "tests/runner/execution/test_results_split_packing.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
