@@ -94,9 +94,8 @@ def reliability(p: Sequence[float], y: Sequence[int], bins: int = BINS) -> list[
 def scores(p: Sequence[float], y: Sequence[int], cluster: Sequence[Any], *, b: int = 2000, seed: int = 0,
            alpha: float = 0.05) -> dict[str, Any]:
     """ECE and Brier of the tasks (confidence, correct, cluster), with cluster-bootstrap intervals."""
-    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=int)
-    out: dict[str, Any] = {"n": int(p.size), "ece": _finite(ece(p, y)), "brier": _finite(brier(p, y)), "ci": {}}
-    stats = sufficient(p, y, cluster) if p.size else np.zeros((0, 3 * BINS + 2))
+    out: dict[str, Any] = {"n": len(p), "ece": _finite(ece(p, y)), "brier": _finite(brier(p, y)), "ci": {}}
+    stats = sufficient(p, y, cluster)
     for name, statistic in (("ece", _ece), ("brier", _brier)):
         _, low, high = sums_bootstrap(stats, statistic, b=b, seed=seed, alpha=alpha)
         out["ci"][name] = [_finite(low), _finite(high)]

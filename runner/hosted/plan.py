@@ -7,8 +7,8 @@ A document's *shared prefix* is the longest text its scenarios' prompts begin wi
 document-first prompts: the system prompt and the document; with stock prompts: little
 more than the system prompt). With prompt caching, a prefix of at least the model's
 ``cache_min_tokens`` is written by a document's first request and read by the others; the
-batch API takes the table's ``batch_discount`` off either. Prices and speeds come from the
-price table (:mod:`runner.hosted.prices`).
+batch API charges either times the table's ``batch_discount`` (a share of the normal price).
+Prices and speeds come from the price table (:mod:`runner.hosted.prices`).
 """
 
 from __future__ import annotations

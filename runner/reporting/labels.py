@@ -1,37 +1,84 @@
 """Names for runs shown together: the settings that differ between them, and a line saying which differ.
 
-A run's settings are read from its record: model, pack, chat or decision, judge and judge model,
-temperature, seed, turns, rounds, selection, prompt order and shard. A label names the values of
-the settings that differ among the runs shown (``smollm2 · checklist · temperature 0.7``); runs
-alike in all of them are told apart by their run folder.
+A run's settings are read from its record: every setting that makes its answers what they are
+(model, pack, chat or decision, judge and judge model, temperature, seed, turns, rounds,
+selection, prompt order, shard, provider, endpoint, model digest, system prompt, token limits,
+auditor model, the model graders' decoding, grader options, panel). A label names the values of
+the settings that differ among the runs shown (``smollm2 · checklist · temperature 0.7``). Runs
+alike in all of them but not in their fingerprint differ in a setting not listed here: their
+fingerprints name them; runs alike in everything are told apart by their run folder.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from typing import Any
 
 from auditpacks.core.record import RunRecord
+from auditpacks.runner.settings.config import RunConfig
+
+#: A setting an older record leaves out had its default then, as now.
+DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
 
 #: Settings whose value reads alone in a label; the others read "name value".
 PLAIN = ("model", "pack", "mode", "judge", "judge model", "selection")
 
 
+def _short(value: Any) -> str:
+    """A long value (a system prompt, grader options) as its start and a hash, so that two differ visibly."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if len(text) <= 24:
+        return text
+    return f"{text[:16]}… #{hashlib.sha256(text.encode('utf-8')).hexdigest()[:6]}"
+
+
+def _text(value: Any) -> str:
+    """A setting's value as label text: numbers as written (``0.7``), long texts and options shortened."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return _short(value) if isinstance(value, (str, dict, list, tuple)) else str(value)
+
+
+def _or(value: Any, default: str) -> str:
+    """``default`` for a setting left empty, else its text."""
+    return default if value in (None, "", {}, [], ()) else _text(value)
+
+
+def _endpoint(record: RunRecord, replicas: Any) -> str:
+    """The endpoint a run was served by, or the set of its replicas."""
+    if replicas:
+        return _short(sorted({str(record.base_url), *map(str, replicas)}))
+    return record.base_url or ("embedded" if record.embedded else "none")
+
+
 def settings(record: RunRecord) -> dict[str, str]:
-    """The settings a label may name, as short text, in label order."""
-    p = record.parameters or {}
-    selection = ("smoke" if p.get("smoke") else f"limit {p['limit']}" if p.get("limit")
-                 else f"{p['per_question']} per question" if p.get("per_question") else "all")
-    return {"model": record.model, "pack": record.pack.name, "mode": "decision" if p.get("decision") else "chat",
+    """The settings a label may name, as short text, in label order; ``fingerprint`` last."""
+    p = {**DEFAULTS, **(record.parameters or {})}
+    selection = ("smoke" if p["smoke"] else f"limit {p['limit']}" if p["limit"]
+                 else f"{p['per_question']} per question" if p["per_question"] else "all")
+    decision = p["decision"]
+    return {"model": record.model, "pack": record.pack.name,
+            "mode": ("decision" if decision is True else f"decision {decision}") if decision else "chat",
             "judge": record.judge, "judge model": record.judge_model or "no judge model",
-            "temperature": f"{p.get('temperature', 0):g}", "seed": str(record.seed),
-            "turns": str(p.get("max_turns", 1)), "rounds": str(record.repeats), "selection": selection,
-            "prompt order": str(p.get("prompt_order")), "shard": (record.shard or {}).get("spec", "none")}
+            "temperature": _text(p["temperature"]), "seed": str(record.seed), "turns": _text(p["max_turns"]),
+            "rounds": str(record.repeats), "selection": selection, "prompt order": str(p["prompt_order"]),
+            "shard": (record.shard or {}).get("spec", "none"), "provider": str(p["provider"] or record.provider),
+            "endpoint": _endpoint(record, p["more_base_urls"]), "model digest": _or(record.model_digest, "unknown"),
+            "system prompt": _or(p["system_prompt"], "none"), "max tokens": _or(p["max_tokens"], "default"),
+            "auditor model": _or(p["auditor_model"], "none"), "judge temperature": _text(p["judge_temperature"]),
+            "judge max tokens": _text(p["judge_max_tokens"]), "auditor max tokens": _text(p["auditor_max_tokens"]),
+            "grader options": _or(p.get("grader_options"), "none"), "panel": _or(p["panel_models"], "none"),
+            "fingerprint": (record.fingerprint or "none")[:8]}
 
 
 def differing(all_settings: list[dict[str, str]]) -> list[str]:
-    """The settings whose values are not all the same, in label order."""
+    """The settings whose values are not all the same, in label order; the fingerprint only when nothing else
+    tells the runs apart."""
     keys = list(all_settings[0]) if all_settings else []
-    return [k for k in keys if len({s.get(k) for s in all_settings}) > 1]
+    found = [k for k in keys if len({s.get(k) for s in all_settings}) > 1]
+    return [k for k in found if k != "fingerprint"] or found
 
 
 def _part(key: str, value: str) -> str:
@@ -56,6 +103,9 @@ def what_differs(records: list[RunRecord]) -> str:
         return ""
     if not keys:
         return "what differs: nothing in their settings (the runs are repeats)"
+    if keys == ["fingerprint"]:
+        values = ", ".join(dict.fromkeys(s["fingerprint"] for s in all_settings))
+        return f"what differs: a setting not named here (their fingerprints {values} differ); they are not repeats"
     parts = []
     for k in keys:
         values: list[Any] = list(dict.fromkeys(s[k] for s in all_settings))

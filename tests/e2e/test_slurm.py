@@ -5,13 +5,16 @@ for ever (``DependencyNeverSatisfied``); the documented recovery (``rerun``) res
 alone, which resumes from its journal, and a new merge runs after it. The merged results
 equal those of the unsharded run, scenario by scenario (with a shared response cache, so the
 model's answers are the same). Skipped, with the reason printed, where SLURM or munge is not
-installed (``scripts/bootstrap.py test`` installs them with apt-get) or the daemons cannot start.
+installed (``scripts/bootstrap.py test`` installs them with apt-get); a daemon that cannot start
+fails the test at once with the line of its own log that says why. The cluster's sockets and
+state live in a short private folder (:mod:`tests.support.slurm_cluster`), whatever the base temp.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -38,26 +41,35 @@ def cluster(tmp_path):
     reason = unavailable()
     if reason:
         skip(reason)
-    slurm = SlurmCluster(tmp_path / "slurm")
+    slurm = SlurmCluster(logs=tmp_path / "slurm-logs")
     try:
         slurm.start()
     except RuntimeError as exc:
         slurm.stop()
-        skip(str(exc))
+        pytest.fail(f"the SLURM cluster did not start: {exc}", pytrace=False)
     try:
         yield slurm
     finally:
         slurm.stop()
 
 
-def wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
+def wait_for(condition, timeout: float, what: str, cluster: SlurmCluster | None = None):
+    """``condition()`` once it is true; an AssertionError after ``timeout`` s, or at once when a daemon died or a
+    job failed to launch (the daemons' last error lines in either message)."""
+    deadline, next_check = time.monotonic() + timeout, 0.0
     while time.monotonic() < deadline:
         found = condition()
         if found:
             return found
+        if cluster is not None and time.monotonic() >= next_check:  # every 2 s
+            next_check = time.monotonic() + 2
+            try:
+                cluster.check()
+            except RuntimeError as exc:
+                raise AssertionError(f"waiting for {what}: {exc}") from None
         time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}"
+                         + (f" ({cluster.log_tail()})" if cluster is not None else ""))
 
 
 def journal_entries(folder: Path) -> int:
@@ -89,13 +101,13 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     submitted = script("submit")
     array, first_merge = re.search(r"as job (\d+) and the merge as job (\d+)", submitted).groups()
     runs = shared / "runs"
-    wait_for(lambda: journal_entries(runs / "shard-1") >= 1, 300, "shard 1's first finished scenario")
+    wait_for(lambda: journal_entries(runs / "shard-1") >= 1, 300, "shard 1's first finished scenario", cluster)
     cluster.run("scancel", f"{array}_1")
 
     def queued() -> list[str]:
         return cluster.run("squeue", "--noheader", "--array", "--format=%i %r").splitlines()
 
-    wait_for(lambda: not any(line.startswith(f"{array}_1 ") for line in queued()), 30, "shard 1 to end")
+    wait_for(lambda: not any(line.startswith(f"{array}_1 ") for line in queued()), 30, "shard 1 to end", cluster)
     assert journal_entries(runs / "shard-1") < PACK_SIZE // 2  # cancelled mid-run
     assert any(line.startswith(first_merge + " Dependency") for line in queued())  # waits on a shard that failed
 
@@ -108,7 +120,7 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
     rerun = script("rerun")
     assert "resubmitted shards 1 as job" in rerun
     assert first_merge not in cluster.run("squeue", "--noheader", "--format=%i").split()  # the stuck merge is gone
-    wait_for(lambda: not queued(), 400, "the rerun and the merge to end")
+    wait_for(lambda: not queued(), 400, "the rerun and the merge to end", cluster)
 
     logs = {p.name: p.read_text() for p in (runs / "logs").iterdir()}
     rerun_log = next(text for name, text in logs.items() if name.startswith("shard-1-") and "resumed" in text)
@@ -125,3 +137,41 @@ def test_a_cancelled_shard_is_rerun_and_the_merge_equals_the_unsharded_run(clust
         assert got[name] == result, name
     merged_run = json.loads((runs / "merged" / "smollm2.run.json").read_text())
     assert merged_run["merged_from"]["shards"] == ["1/2", "2/2"]
+
+
+def test_a_daemon_that_cannot_start_fails_at_once_with_its_own_log_line(tmp_path):
+    reason = unavailable()
+    if reason:
+        skip(reason)
+    with socket.socket() as busy:  # slurmctld's port already taken: it daemonizes, then dies
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+
+        class Busy(SlurmCluster):
+            def write_config(self) -> None:
+                super().write_config()
+                self.conf.write_text(re.sub(r"SlurmctldPort=\d+", f"SlurmctldPort={port}", self.conf.read_text()))
+
+        slurm = Busy(logs=tmp_path / "logs")
+        started = time.monotonic()
+        try:
+            with pytest.raises(RuntimeError, match=r"slurmctld is not running: slurmctld\.log: .*Address already in use"):
+                slurm.start()
+            assert time.monotonic() - started < 30  # slurmctld tries its port for some seconds, then dies
+        finally:
+            slurm.stop()
+    assert (tmp_path / "logs" / "slurmctld.log").is_file() and not slurm.folder.exists()
+
+
+def test_sockets_and_state_live_in_a_short_private_folder_whatever_the_base_temp(tmp_path):
+    slurm = SlurmCluster(logs=tmp_path / ("x" * 40))
+    try:
+        assert slurm.folder.parent == Path("/tmp") and slurm.folder.name.startswith("ap-")
+        slurm.write_config()
+        config = slurm.conf.read_text()
+        for key in ("AuthInfo=socket=", "SlurmdSpoolDir=", "StateSaveLocation="):
+            value = next(line for line in config.splitlines() if line.startswith(key)).split("=")[-1]
+            assert value.startswith(str(slurm.folder)) and len(value) + 32 <= 107
+    finally:
+        slurm.stop()

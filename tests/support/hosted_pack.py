@@ -26,7 +26,7 @@ def write_hosted_pack(path: Path, documents: int = 3, *, words: int = 1500) -> P
 
 PRICES = """date: "2026-12-01"
 batch_turnaround_hours: 1
-defaults: {batch_discount: 0.5, cache_min_tokens: 1024, input_tokens_per_s: 4000, output_tokens_per_s: 60,
+defaults: {batch_discount: %s, cache_min_tokens: 1024, input_tokens_per_s: 4000, output_tokens_per_s: 60,
            request_overhead_s: 0.4, expected_output_tokens: %d}
 models:
   gpt-4o-mini: {provider: openai, input: 0.15, cached_input: 0.075, cache_write: 0.15, output: 0.60}
@@ -34,7 +34,8 @@ models:
 """
 
 
-def write_prices(path: Path, expected_output_tokens: int = 2) -> Path:
-    """A price table whose expected reply is an option key (what the fake provider answers)."""
-    path.write_text(PRICES % expected_output_tokens, encoding="utf-8")
+def write_prices(path: Path, expected_output_tokens: int = 2, batch_discount: float = 0.5) -> Path:
+    """A price table whose expected reply is an option key (what the fake provider answers); the batch API's
+    price is ``batch_discount`` times the normal one."""
+    path.write_text(PRICES % (batch_discount, expected_output_tokens), encoding="utf-8")
     return path

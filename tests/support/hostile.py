@@ -12,7 +12,7 @@ credentials, NaN token counts, redirects to another host.
 * ``redirect``: 307 to the same path on ``localhost`` (another host name for the same machine);
 * ``big``: a whole chat completion whose content is ``big_bytes`` of text (under the reply cap).
 
-The server stops on leaving the ``with`` block, and by itself after ``lifetime_s`` seconds.
+``connections`` counts the connections accepted. The server stops on leaving the ``with`` block, and by itself after ``lifetime_s`` seconds.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class HostileServer:
                  big_bytes: int = 30_000_000) -> None:
         self.mode, self.drip_s, self.lifetime_s, self.big_bytes = mode, drip_s, lifetime_s, big_bytes
         self.posts = 0
+        self.connections = 0   # connections accepted (a pooled client reuses one)
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -68,6 +69,7 @@ class HostileServer:
         server.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         try:
             while await self._one(reader, writer):
                 pass

@@ -1,0 +1,110 @@
+"""Which modules mutation testing covers and which tests exercise each, found from the tree (no list to go stale).
+
+Every module under the source folders (``auditpacks/``, ``packs/``, ``judges/``, ``runner/``)
+is covered except ``__init__.py`` files and the few in :data:`SKIP` (no logic: constants, an
+entry point), each with its reason. A module's tests are its mirrored test files
+(``judges/stats.py`` → ``tests/judges/test_stats.py`` and ``tests/judges/test_stats_*.py``;
+``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
+is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
+do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
+so a module moved or a test renamed shows at once (``tests/scripts/test_mutation_map.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: source folder → where it is imported from (the card's folders are subpackages of ``auditpacks``)
+FOLDERS = {"auditpacks": "auditpacks", "packs": "auditpacks/packs", "judges": "auditpacks/judges",
+           "runner": "auditpacks/runner"}
+#: folders under the sources that hold data, not modules
+DATA = ("packs/data",)
+
+#: Modules without logic to mutate, each with its reason.
+SKIP = {
+    "auditpacks/__main__.py": "calls the CLI's main and exits: nothing to mutate",
+    "auditpacks/core/defaults.py": "named constants only; the tests of the modules that read them pin their values",
+}
+
+#: Module → test files beyond its mirrored ones that exercise it (where a part of it is tested from its caller,
+#: or its tests still sit beside the module it came from).
+EXTRAS: dict[str, list[str]] = {
+    "judges/choice.py": ["tests/judges/iustitia/test_agreement.py"],
+    "judges/choice_match.py": ["tests/judges/test_choice_edges.py"],
+    "judges/jacite/grounding.py": ["tests/packs/jacite/test_citations.py"],
+    "judges/icj/citations.py": ["tests/judges/icj/test_export.py", "tests/judges/icj/test_truncation.py"],
+    "judges/icj/score.py": ["tests/judges/icj/test_export.py"],
+    "judges/stats.py": ["tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"],
+    "packs/checks.py": ["tests/packs/test_pack.py", "tests/packs/jacite/test_builder.py",
+                        "tests/packs/iustitia/test_builder.py"],
+    "runner/store/journal.py": ["tests/runner/run/test_run_resume_errors.py"],
+    "runner/scenarios/selection.py": ["tests/runner/store/test_journal_selection_config.py"],
+    "runner/scenarios/shard.py": ["tests/runner/scenarios/test_selection.py"],
+    "runner/models/retry.py": ["tests/runner/store/test_journal_cache_retry.py",
+                               "tests/runner/models/test_retry.py"],
+    "runner/models/cache.py": ["tests/runner/store/test_journal_cache_retry.py",
+                               "tests/runner/models/test_cache.py", "tests/runner/models/test_cache_entries.py"],
+    "runner/hosted/prices.py": ["tests/runner/hosted/test_plan_discount.py"],
+    "runner/store/results_split.py": ["tests/runner/store/test_results_file.py"],
+    "auditpacks/core/results_layout.py": ["tests/runner/store/test_results_file.py",
+                                          "tests/runner/store/test_results_split.py"],
+}
+
+
+#: Test files never run against mutants, each with its reason (minutes a mutant).
+SLOW = {
+    "tests/runner/run/test_run_resume.py": "kills whole runs at ten random points: minutes per mutant",
+}
+
+
+def modules(root: Path = ROOT) -> list[str]:
+    """Every module mutation testing covers, as a path from the repository root, sorted."""
+    found = []
+    for top in FOLDERS:
+        for path in (root / top).rglob("*.py"):
+            name = path.relative_to(root).as_posix()
+            if path.name != "__init__.py" and name not in SKIP and not name.startswith(DATA) \
+                    and "__pycache__" not in path.parts:
+                found.append(name)
+    return sorted(found)
+
+
+def mirror_folder(module: str) -> str:
+    """The test folder that mirrors ``module``'s folder (``auditpacks/`` is left out of the mirror)."""
+    folder = Path(module).parent
+    parts = folder.parts[1:] if folder.parts[:1] == ("auditpacks",) else folder.parts
+    return Path("tests", *parts).as_posix()
+
+
+def mirrored(module: str, root: Path = ROOT) -> list[str]:
+    """The test files named after ``module`` in its mirrored folder: ``test_<name>.py`` and ``test_<name>_*.py``."""
+    folder, stem = root / mirror_folder(module), Path(module).stem
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.glob(f"test_{stem}*.py") if p.stem == f"test_{stem}" or
+             p.stem.startswith(f"test_{stem}_")]
+    return sorted(p.relative_to(root).as_posix() for p in files)
+
+
+def tests_for(module: str, root: Path = ROOT) -> list[str]:
+    """The test files that exercise ``module``: its mirrored ones, then its extras (never the :data:`SLOW` ones)."""
+    found = [t for t in mirrored(module, root) if t not in SLOW]
+    return found + [t for t in EXTRAS.get(module, []) if t not in found]
+
+
+def problems(root: Path = ROOT) -> list[str]:
+    """Entries of :data:`SKIP` and :data:`EXTRAS` that name no existing file (a module moved, a test renamed)."""
+    out = [f"SKIP names {m}, which does not exist" for m in SKIP if not (root / m).is_file()]
+    out += [f"SLOW names {t}, which does not exist" for t in SLOW if not (root / t).is_file()]
+    for module, tests in EXTRAS.items():
+        if not (root / module).is_file():
+            out.append(f"EXTRAS names {module}, which does not exist")
+        out += [f"EXTRAS for {module} names {t}, which does not exist" for t in tests if not (root / t).is_file()]
+    return out
+
+
+def staged_path(module: str) -> str:
+    """Where ``module`` lies in the staged copy's import layout (``judges/x.py`` → ``src/auditpacks/judges/x.py``)."""
+    top, _, rest = module.partition("/")
+    return f"src/{FOLDERS[top]}/{rest}"
