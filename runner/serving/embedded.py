@@ -107,15 +107,32 @@ def _stop_leftovers() -> None:
         model.stop()
 
 
+def fair_threads(most: int = 2) -> int:
+    """Worker threads for the embedded model: the cores nothing else is using now (the usable cores less the
+    1-minute load), at least one and at most ``most``. llama.cpp's threads meet at a spinning barrier after
+    every operation, so a second thread on a machine with no core free waits for the scheduler at each one;
+    one thread then computes at its fair share instead."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        busy = 0.0
+    return max(1, min(most, cores, int(cores - busy + 0.5)))
+
+
 class EmbeddedModel:
     """A context manager running the embedded model's OpenAI-compatible server in a child process."""
 
     model = MODEL_NAME
 
-    def __init__(self, ctx: int = MODEL_MAX_CTX, threads: int = 2, *, port: int = 0, parallel: int = 1,
+    def __init__(self, ctx: int = MODEL_MAX_CTX, threads: int | None = None, *, port: int = 0, parallel: int = 1,
                  model_path: str | os.PathLike | None = None, startup_timeout: float = 60.0,
                  stop_timeout: float = 30.0):
-        self.ctx, self.threads, self.port, self.parallel = ctx, threads, port, parallel
+        self.ctx, self.port, self.parallel = ctx, port, parallel
+        self.threads = threads or fair_threads()
         self.model_path = Path(model_path) if model_path else None
         self.startup_timeout, self.stop_timeout = startup_timeout, stop_timeout
         self.root_url: str | None = None

@@ -8,6 +8,10 @@ server listens, and exits cleanly on SIGTERM or SIGINT (and, with
 The server is llama.cpp's own ``llama-server``: OpenAI API under ``/v1``, plus
 ``/health``, ``/props``, ``/tokenize``. Prompt caching stays at llama.cpp's defaults
 (``cache_prompt`` on, per request), so a shared prompt prefix is reused between requests.
+
+Worker threads never poll (``poll`` 0, for generation and prompt processing alike): between
+graph computations they sleep instead of spinning, so on a busy machine they take only the
+CPU they compute with.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from auditpacks.runner.serving.embedded import MODEL_MAX_CTX, MODEL_NAME, READY_
 
 CACHE_RAM_MIB = 256
 LOG_VERBOSITY = 1
+#: llama.cpp's polling level (0-100) for idle worker threads: 0 waits on a condition, never spins.
+POLL = 0
 EXIT_GRACE_S = 10.0
 
 
@@ -55,6 +61,7 @@ def build_params(args: argparse.Namespace, model_path: str):
     params.n_gpu_layers = 0
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
+    params.cpuparams.poll = params.cpuparams_batch.poll = POLL
     params.cache_ram_mib = CACHE_RAM_MIB
     params.verbosity = LOG_VERBOSITY
     return params

@@ -83,6 +83,15 @@ def test_launcher_arguments_are_checked():
         embedded_server.parse_args(["--threads", "0"])
 
 
+def test_threads_are_the_cores_the_load_leaves_free(monkeypatch):
+    from auditpacks.runner.serving.embedded import fair_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    for load, threads in ((0.0, 2), (0.6, 1), (1.4, 1), (7.0, 1)):   # 2 cores: 2 free, 1.4, 0.6, none
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert fair_threads() == threads
+
+
 def test_launcher_configures_the_engine_as_documented():
     """Checked in a fresh interpreter, as the launcher runs: llama.cpp's native library is never loaded into
     the test process, where other native libraries (OpenMP runtimes) are already in place."""
@@ -96,6 +105,7 @@ assert params.model_alias == {"smollm2"}
 assert (params.n_ctx, params.n_parallel, params.port, params.n_gpu_layers) == (8192, 1, 0, 0)
 assert params.hostnames == ["127.0.0.1"]
 assert params.cpuparams.n_threads == 2 and params.cpuparams_batch.n_threads == 2
+assert params.cpuparams.poll == 0 and params.cpuparams_batch.poll == 0  # idle workers sleep, never spin
 assert params.cache_ram_mib == 256 and params.verbosity <= 1
 assert params.cache_prompt  # prefix reuse between requests stays on
 """
