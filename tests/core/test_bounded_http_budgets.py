@@ -61,7 +61,7 @@ def get(url: str = URL + "/x", **options):
 def test_a_body_exactly_at_the_cap_is_read_and_one_byte_more_is_refused(served):
     served(reply(b"x" * 1000))
     assert get(max_bytes=1000).content == b"x" * 1000
-    with pytest.raises(ReplyTooLarge, match=r"^reply over the 999 bytes cap on a response body "
+    with pytest.raises(ReplyTooLarge, match=r"^reply from 127\.0\.0\.1:9 over the 999 bytes cap on a response body "
                                             r"\(AUDITPACKS_MAX_REPLY_BYTES\); the rest was not read$") as err:
         get(max_bytes=999)
     assert err.value.request.url == URL + "/x"
