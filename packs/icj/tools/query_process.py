@@ -79,9 +79,8 @@ class QueryWorker:
             except OSError:
                 self.close()
                 raise QueryStopped("the query process ended") from None
-            line = _read_line(process, timeout_ms / 1000 + grace_s, RESULT_BYTES + 64 * 1024)
+            line, ended = _read_line(process, timeout_ms / 1000 + grace_s, RESULT_BYTES + 64 * 1024)
             if line is None:
-                ended = process.poll() is not None
                 self.close()
                 _, limit = memory_limit(self.database)
                 raise QueryStopped(f"the query process ended (over its {limit // _MIB} MiB memory limit?)" if ended
@@ -101,23 +100,24 @@ class QueryWorker:
                     pass
 
 
-def _read_line(process: subprocess.Popen, seconds: float, cap: int) -> bytes | None:
-    """One line from the worker within ``seconds`` and ``cap`` bytes (None: none in time, too long, or ended)."""
+def _read_line(process: subprocess.Popen, seconds: float, cap: int) -> tuple[bytes | None, bool]:
+    """One line from the worker within ``seconds`` and ``cap`` bytes, and whether the worker ended (its output
+    closed) first; the line is None when none came in time, it was too long, or the worker ended."""
     fd, parts, size, until = process.stdout.fileno(), [], 0, time.monotonic() + seconds
     while True:
         left = until - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
+            return None, process.poll() is not None
         chunk = os.read(fd, 65536)
         if not chunk:
-            return None
+            return None, True
         end = chunk.find(b"\n")
         parts.append(chunk if end < 0 else chunk[:end])
         size += len(parts[-1])
         if size > cap:
-            return None
+            return None, False
         if end >= 0:
-            return b"".join(parts)
+            return b"".join(parts), False
 
 
 # -- the worker -------------------------------------------------------------------------------------------------
