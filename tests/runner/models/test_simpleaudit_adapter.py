@@ -73,3 +73,12 @@ def test_role_models_replace_simpleaudits_clients_and_the_judge_schema_is_bounde
     assert schema == {"type": "array", "maxItems": 2} and not fell_back
     _, schema, _, fell_back = engine._resolve_judge_spec("p", {"type": "array"}, None, True, [])
     assert schema is None and fell_back   # no expectations: simpleaudit's default judge, unbounded
+
+
+def test_a_decision_targets_own_client_is_read_through_the_adapter():
+    from simpleaudit import DecisionTarget
+
+    given = object()
+    assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m",
+                                                              client=given)) is given
+    assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m")) is None
