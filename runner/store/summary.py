@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import sys
 from collections import Counter
 from importlib.metadata import version
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from simpleaudit import AuditResult, AuditResults
@@ -64,12 +61,6 @@ def error_message(result: Mapping[str, Any]) -> str:
     text = str(text).removeprefix("Scenario execution failed: ").strip().splitlines()
     line = text[0] if text else "unknown error"
     return line if len(line) <= 160 else line[:159] + "…"
-
-
-def save_results(results: list[dict[str, Any]], path: Path) -> None:
-    """A simpleaudit results file (its "Results saved" line goes to stderr: stdout is the summary's)."""
-    with contextlib.redirect_stdout(sys.stderr):
-        AuditResults([AuditResult(**r) for r in results]).save(str(path))
 
 
 def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
