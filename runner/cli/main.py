@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from auditpacks.core import redact as redaction
-from auditpacks.core.errors import PREFIX, UserError, fail, first_line
+from auditpacks.core.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, PREFIX, UserError, fail, first_line
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
@@ -43,9 +43,6 @@ EXPORT_FORMATS = {"inspect": "auditpacks.runner.cli.export_inspect", "eee": "aud
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
 
-#: Exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished but
-#: selected nothing or kept ERROR scenarios after its retries; interrupted.
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 JSON_HELP = "print the figures as JSON on stdout instead of the table"
 
 
