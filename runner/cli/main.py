@@ -229,7 +229,10 @@ def _delegate(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    try:
+        parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    except UserError as exc:  # the installed benchmarks cannot be read (two of one name)
+        return fail(exc, EXIT_BAD_INPUT)
     args = parser.parse_args(argv)
     redaction.register(getattr(args, "api_key", None))  # blanked out of everything printed from here on
     for value in vars(args).values():  # URL credentials (--base-url http://user:pw@host, ...) too

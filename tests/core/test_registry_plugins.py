@@ -57,6 +57,16 @@ def test_two_benchmarks_of_one_name_are_refused_naming_both_distributions():
         discover([Entry("toy", TOY), Entry("toy", TOY, "othersums", "3.1")])
 
 
+def test_two_benchmarks_of_one_name_stop_a_command_with_one_line(monkeypatch, capsys):
+    from auditpacks.runner.cli.main import main
+
+    clash = registry._Installed(lambda: discover([Entry("toy", TOY), Entry("toy", TOY, "othersums", "3.1")])[0])
+    monkeypatch.setattr(registry, "BENCHMARKS", clash)
+    assert main(["list", "."]) == 2
+    assert capsys.readouterr().err == ("auditpacks: error: two benchmarks named 'toy': distribution toysums 0.1 and "
+                                       "distribution othersums 3.1; uninstall one of them\n")
+
+
 def test_the_left_out_lines_are_said_on_stderr_and_kept(monkeypatch, capsys):
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group: [Entry("toy", TOY), Entry("broken", ImportError("boom"), "brokenbench")])
