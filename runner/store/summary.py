@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.redact import public_url
 from auditpacks.core.run_files import ERROR, is_error
 from auditpacks.judges.figures import OUTCOMES, outcome
-from auditpacks.runner.models.providers import public_url
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
