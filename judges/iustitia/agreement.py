@@ -24,7 +24,7 @@ import numpy as np
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.judges.iustitia.calibration import calibration
-from auditpacks.judges.iustitia.tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
 from auditpacks.judges.stats import cluster_bootstrap
 
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",

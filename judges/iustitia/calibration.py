@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from auditpacks.judges.calibration import BINNING, reliability, risk_coverage, scores
-from auditpacks.judges.iustitia.tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
 
 #: Bootstrap replicates per question (the run's own figures use 2000): many questions, each cheap to show.
 PER_QUESTION_B = 500

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from auditpacks.judges.iustitia import agreement as ag
-from auditpacks.judges.iustitia.tasks import tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.core.errors import PackError
 from tests.support.iustitia import FIXTURE, build_pack, rows
 

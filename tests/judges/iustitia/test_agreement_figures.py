@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from auditpacks.judges.iustitia import agreement as ag
-from auditpacks.judges.iustitia.tasks import tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from tests.support.iustitia import FIXTURE
 
 # six judgments (V1..V6); Q2 asked only of V1 and V4, so many resamples hold no Q2 task
