@@ -16,7 +16,8 @@ import importlib
 from typing import Any, Mapping
 
 from auditpacks.core.registry import CODE_JUDGES, JUDGES
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 
 #: What simpleaudit is told about the judge and auditor models, whose clients are ours: it builds
 #: (never uses) an any-llm client from these, so no key or server is needed for them.

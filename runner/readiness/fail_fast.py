@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from auditpacks.core.run_files import is_error
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.store.summary import error_message
 
 STOP_AFTER = 5

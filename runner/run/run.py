@@ -29,7 +29,9 @@ from auditpacks.runner.readiness import readiness
 from auditpacks.runner.scenarios import shard
 from auditpacks.runner.hosted.reconcile import cost_record
 from auditpacks.runner.readiness.early import Admitted, owns, refuse_early
-from auditpacks.runner.settings.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.providers import EMBEDDED_MODEL
+from auditpacks.runner.settings.config import RunConfig, model_stem
 from auditpacks.runner.execute.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.readiness.fail_fast import FailFast

@@ -23,7 +23,8 @@ from auditpacks.judges.judge_items import CalibrationItem
 from auditpacks.judges.checklist import make_judge
 from auditpacks.judges.qualification import verdict_of
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.engine import build_engine
 from auditpacks.runner.execute.execute import error_result, scenario_arguments
 from auditpacks.runner.readiness.model_setup import build_roles

@@ -13,7 +13,8 @@ from simpleaudit import ModelAuditor
 
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.scenario import make_scenario
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order, resolve_slot_pinning
 from auditpacks.runner.models.providers import chat_model
