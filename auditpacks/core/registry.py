@@ -132,6 +132,11 @@ def modules(role: str) -> dict[str, str]:
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}
 
 
+def judge_module(judge: str) -> Any:
+    """The grader module of ``judge`` (a name in :data:`JUDGES`), imported now."""
+    return importlib.import_module(JUDGES[judge])
+
+
 def benchmark_of(judge: str) -> str | None:
     """The benchmark whose figures, report and comparison a run graded by ``judge`` gets (None: none does)."""
     return next((name for name, b in BENCHMARKS.items() if judge in b.judges or judge in b.owns), None)
