@@ -22,7 +22,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.results import Result, iter_results
 from auditpacks.judges.iustitia.run_tasks import prediction_given
-from auditpacks.judges.run_files import graded_results
+from auditpacks.judges.run_reader import graded_results
 
 SEPARATOR = " - "
 

@@ -217,7 +217,7 @@ def _score(args) -> int:
 def _export(args) -> int:
     if args.benchmark in EXPORT_FORMATS:
         return _delegate(args)
-    from auditpacks.judges.run_files import check_benchmark
+    from auditpacks.judges.run_reader import check_benchmark
 
     check_benchmark(args.results, args.benchmark)
     return _delegate(args)
