@@ -3,5 +3,5 @@ statistics and exporters that pool them.
 
 Each judge module exposes ``make_judge(manifest) -> simpleaudit judge config`` and ``headline(pairs) -> dict``,
 the pooled figures a run summary prints (``pairs`` = list of (scenario, result dict)). Judges are
-registered in :mod:`auditpacks.core.registry`.
+registered through each benchmark's entry point (:mod:`auditpacks.core.registry`).
 """

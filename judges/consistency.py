@@ -45,14 +45,12 @@ def judge_vs_code(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | N
 
 def code_grader(name: str, manifest: Mapping[str, Any] | None):
     """``(scenario, conversation) -> True | False | None``: the code judge ``name``'s verdict (None: ungraded)."""
-    import importlib
-
     from simpleaudit.decision import validate_decision
     from simpleaudit.judges import get_judge
 
-    from auditpacks.core.registry import JUDGES
+    from auditpacks.core.registry import judge_module
 
-    grade = get_judge(importlib.import_module(JUDGES[name]).make_judge(manifest))["grade"]
+    grade = get_judge(judge_module(name).make_judge(manifest))["grade"]
 
     def verdict(scenario: Mapping[str, Any], conversation: list[dict[str, Any]]) -> bool | None:
         if not scenario.get("decision") or not conversation:

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from auditpacks.core.light import simpleaudit_decision
+from auditpacks.core.simpleaudit_decision import simpleaudit_decision
 
 ERROR, WARN, INFO = "ERROR", "WARN", "INFO"
 

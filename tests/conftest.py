@@ -45,7 +45,7 @@ NOT_QUICK = ("tests/runner/run/test_run_resume.py", "tests/runner/scenarios/test
              "tests/runner/models/test_retry.py", "tests/runner/models/test_cache.py",
              "tests/packs/icj/tools/test_audit.py",
              "tests/packs/icj/tools/test_commands.py", "tests/packs/icj/graph/test_vectors.py",
-             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_light.py",
+             "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_simpleaudit_decision.py",
              "tests/runner/reporting/test_report.py", "tests/runner/store/test_results_split_packing.py")
 
 

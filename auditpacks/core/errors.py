@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 
 PREFIX = "auditpacks: error:"
+#: The command's exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished
+#: but selected nothing or kept ERROR scenarios after its retries; interrupted.
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 
 class UserError(Exception):

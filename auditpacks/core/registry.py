@@ -1,145 +1,26 @@
-"""Every benchmark and grader, registered in one place by module name (imported only when used).
+"""Every installed benchmark, found through its entry point, and the general graders.
 
-A benchmark is one plugin: a builder subpackage under ``packs/``, a judge subpackage under
-``judges/``, a section of ``codebook.yaml`` and one :class:`Benchmark` entry here. Each field
-names a module (``package.module``) or one of its functions (``package.module:function``):
-
-* ``builder``: ``add_arguments(parser)``, ``build(args) -> Path``;
-* ``judges``: its own graders, name → module with ``make_judge(manifest, **options)`` and
-  ``headline(pairs)``; ``owns``: general judges (``GENERAL_JUDGES``) whose runs are read as this
-  benchmark's (their headline is ``headline``, their figures, report and comparison are these);
-* ``figures``: ``figures(headline) -> list[Figure]``, the pooled figures of a run's headline;
-* ``report``: ``section(run, round_index) -> Section`` (tables, plots, warnings),
-  ``answer(judgment) -> str`` and ``group(scenario) -> str``;
-* ``paired``: the unit the paired comparison resamples and its statistic
-  ``compare(paired) -> list[row]`` (see :class:`Paired`);
-* ``score``, ``rescore``, ``export``, ``registry``: commands (``add_arguments``, ``main``);
-* ``tools``: its tool conditions (``auditpacks tools NAME run|...``, see ``runner/cli/tools.py``);
-* ``judge_flags``: run flags a grader takes; ``card``: the files ``runner/run_simpleaudit.py`` runs;
-  ``bundled``: the builder needs no source (offline suggestions name it).
-
-Adding a benchmark adds one entry here.
+A benchmark registers one :class:`~auditpacks.core.benchmark.Benchmark` object in the entry-point
+group ``auditpacks.benchmarks`` of its distribution's metadata; the entry point's name is the
+benchmark's name. The three bundled benchmarks register themselves the same way in
+``pyproject.toml``. The group is read on first use, not at import, and each entry loads only its
+declaration (the modules it names are imported when used). An entry that fails to load is left
+out with one line on stderr naming it and its distribution (:func:`skipped` keeps the lines); two
+benchmarks of one name stop the program with a :class:`PluginError`.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable
 
+from auditpacks.core.benchmark import Benchmark, JudgeFlag
+from auditpacks.core.errors import UserError, first_line
 
-@dataclass(frozen=True)
-class Paired:
-    """A paired comparison: ``unit`` (judgment, question, target) is the cluster the bootstrap draws whole;
-    ``statistic`` is ``compare(paired) -> list[row]``; ``detail`` ends the method's one-line description."""
-
-    unit: str
-    statistic: str
-    detail: str = ""
-    cluster: str | None = None   # ``cluster(scenario) -> str``: the unit a scenario belongs to (small-sample warnings)
-
-    @property
-    def method(self) -> str:
-        return f"paired bootstrap over {self.unit}s{self.detail}"
-
-
-@dataclass(frozen=True)
-class JudgeFlag:
-    """A run flag for one of a benchmark's graders: ``--flag VALUE`` becomes the grader option ``option``."""
-
-    flag: str
-    option: str
-    choices: tuple[str, ...]
-    help: str
-
-
-@dataclass(frozen=True)
-class Card:
-    """The published pack a benchmark's card runs: Hugging Face ``repo``, its smoke and full files, and
-    local file names tried first (the smoke ones only with ``--smoke``, then built packs)."""
-
-    repo: str
-    smoke_file: str
-    full_file: str
-    local_smoke: tuple[str, ...] = ()
-    local_built: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    title: str
-    builder: str
-    judges: Mapping[str, str] = field(default_factory=dict)
-    owns: tuple[str, ...] = ()
-    headline: str | None = None   # headline(pairs) of the general judges it owns
-    figures: str | None = None
-    report: str | None = None
-    paired: Paired | None = None
-    score: str | None = None      # ``auditpacks score NAME``: a prediction file in the benchmark's format
-    rescore: str | None = None    # ``auditpacks rescore NAME``: a published results file
-    export: str | None = None     # ``auditpacks export NAME``: a run's results in the benchmark's format
-    registry: str | None = None   # ``auditpacks registry NAME``: the benchmark's registry from its official source
-    judge_flags: tuple[JudgeFlag, ...] = ()
-    card: Card | None = None
-    bundled: bool = False         # the builder needs no --source: its data ships inside the package
-    judge_items: str | None = None  # ``auditpacks judge-check``: labelled checklist transcripts built from a pack
-    tools: str | None = None      # ``auditpacks tools NAME``: its tool conditions (``ACTIONS``, ``add_arguments``,
-    #                               ``main``, ``setup(args, pack) -> ToolSetup``; auditpacks.core.condition)
-
-
-BENCHMARKS: dict[str, Benchmark] = {
-    "jacite": Benchmark(
-        title="statute-citation grounding (jacite)",
-        builder="auditpacks.packs.jacite.builder",
-        judges={"grounding": "auditpacks.judges.jacite.grounding"},
-        figures="auditpacks.judges.jacite.figures:figures",
-        report="auditpacks.judges.jacite.report",
-        paired=Paired("question", "auditpacks.judges.jacite.paired:compare",
-                      cluster="auditpacks.judges.jacite.paired:cluster"),
-        rescore="auditpacks.judges.jacite.rescore",
-        export="auditpacks.judges.jacite.export",
-        registry="auditpacks.packs.jacite.egov",
-        bundled=True,
-        judge_flags=(
-            JudgeFlag("--grounding-mode", "mode", ("full", "upstream"),
-                      "grounding judge: our extractor (full) or jacite-bench's published one"),
-            JudgeFlag("--deleted-as", "deleted_as", ("real", "invented"),
-                      "grounding judge: how citations of deleted placeholder articles count"),
-        ),
-        judge_items="auditpacks.judges.jacite.judge_items",
-    ),
-    "iustitia": Benchmark(
-        title="closed questions (Iustitia Marigonae style)",
-        builder="auditpacks.packs.iustitia.builder",
-        owns=("choice_match", "choice"),
-        headline="auditpacks.judges.iustitia.agreement:headline",
-        figures="auditpacks.judges.iustitia.figures:figures",
-        report="auditpacks.judges.iustitia.report",
-        paired=Paired("judgment", "auditpacks.judges.iustitia.paired:compare",
-                      "; McNemar exact test on discordant tasks", cluster="auditpacks.judges.iustitia.paired:cluster"),
-        score="auditpacks.judges.iustitia.agreement",
-        export="auditpacks.judges.iustitia.export",
-        card=Card(repo="Kushtrim/iustitia-marigonae",
-                  smoke_file="simpleaudit/iustitia_marigonae_smoke3.json",
-                  full_file="simpleaudit/iustitia_marigonae.json",
-                  local_smoke=("simpleaudit/iustitia_marigonae_smoke3.json", "iustitia_marigonae_smoke3.json"),
-                  local_built=("simpleaudit/iustitia_marigonae.json", "iustitia_marigonae.json", "iustitia.json",
-                               "packs/iustitia.json")),
-        judge_items="auditpacks.judges.iustitia.judge_items",
-    ),
-    "icj": Benchmark(
-        title="ICJ citation prediction",
-        builder="auditpacks.packs.icj.builder",
-        judges={"citations": "auditpacks.judges.icj.citations"},
-        figures="auditpacks.judges.icj.figures:figures",
-        report="auditpacks.judges.icj.report",
-        paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate",
-                      cluster="auditpacks.judges.icj.paired:target_of"),
-        score="auditpacks.judges.icj.score",
-        export="auditpacks.judges.icj.export",
-        tools="auditpacks.judges.icj.conditions",
-    ),
-}
+#: The entry-point group benchmark plugins register in.
+GROUP = "auditpacks.benchmarks"
 
 #: Judges any pack may name: simpleaudit's ``choice_match`` and ``checklist``, and our stricter ``choice``.
 #: A general judge's figures are ``figures(headline)`` in its module, unless a benchmark ``owns`` it.
@@ -153,14 +34,107 @@ MODEL_JUDGES = frozenset({"checklist"})
 #: The benchmark whose card ``runner/run_simpleaudit.py`` runs when no ``--pack`` is given.
 CARD_RUNNER = "iustitia"
 
-JUDGES: dict[str, str] = {**GENERAL_JUDGES, **{name: module for b in BENCHMARKS.values() for name, module in b.judges.items()}}
-CODE_JUDGES = frozenset(JUDGES) - MODEL_JUDGES
+
+class PluginError(UserError):
+    """Two installed benchmarks claim one name, or a plugin reads the registry while it is being filled."""
+
+
+def _origin(entry: Any) -> str:
+    dist = getattr(entry, "dist", None)
+    return f"distribution {dist.name} {dist.version}" if dist is not None else "an unnamed distribution"
+
+
+def discover(entries: Any) -> tuple[dict[str, Benchmark], list[str]]:
+    """Benchmark name → Benchmark from ``entries`` (entry points), and one line per entry left out."""
+    found: dict[str, Benchmark] = {}
+    origins: dict[str, str] = {}
+    left_out: list[str] = []
+    for entry in entries:
+        where = f"benchmark plugin {entry.name!r} ({entry.value}, {_origin(entry)})"
+        try:
+            bench = entry.load()
+        except Exception as exc:  # a plugin's own bug or a missing module: reported, the others still load
+            left_out.append(f"{where} not loaded: {type(exc).__name__}: {first_line(exc)}")
+            continue
+        if not isinstance(bench, Benchmark):
+            left_out.append(f"{where} not loaded: it names a {type(bench).__name__}, not an auditpacks Benchmark")
+            continue
+        if entry.name in found:
+            raise PluginError(f"two benchmarks named {entry.name!r}: {origins[entry.name]} and {_origin(entry)}; "
+                              "uninstall one of them")
+        found[entry.name], origins[entry.name] = bench, _origin(entry)
+    return found, left_out
+
+
+class _Installed(Mapping):
+    """A mapping made by ``fill()`` on first read, so that importing a name from here loads nothing."""
+
+    def __init__(self, fill: Callable[[], Mapping]) -> None:
+        self._fill, self._data = fill, None
+
+    def _loaded(self) -> Mapping:
+        if self._data is None:
+            self._data = self._fill()
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._loaded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._loaded()))
+
+
+_skipped: list[str] = []
+_filling = False
+
+
+def _installed_benchmarks() -> dict[str, Benchmark]:
+    global _filling
+    if _filling:
+        raise PluginError("a benchmark plugin read the registry while it was loading: its entry point must name a "
+                          "module that only declares its Benchmark")
+    from importlib.metadata import entry_points
+
+    _filling = True
+    try:
+        found, left_out = discover(sorted(entry_points(group=GROUP), key=lambda entry: entry.name))
+    finally:
+        _filling = False
+    for line in left_out:
+        print(f"auditpacks: warning: {line}", file=sys.stderr)
+    _skipped.extend(left_out)
+    return found
+
+
+def skipped() -> list[str]:
+    """The lines of the installed entry points that failed to load (after the registry was first read)."""
+    return list(_skipped)
+
+
+#: Benchmark name → Benchmark, every installed one, by name.
+BENCHMARKS: Mapping[str, Benchmark] = _Installed(_installed_benchmarks)
+#: Every judge a pack may name → its module: the general ones, then each benchmark's own.
+JUDGES: Mapping[str, str] = _Installed(
+    lambda: {**GENERAL_JUDGES, **{name: module for b in BENCHMARKS.values() for name, module in b.judges.items()}})
+#: The judges that grade in code (every judge but the model ones) → their module.
+CODE_JUDGES: Mapping[str, str] = _Installed(lambda: {k: v for k, v in JUDGES.items() if k not in MODEL_JUDGES})
 
 
 def modules(role: str) -> dict[str, str]:
     """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry``,
     ``judge_items`` or ``tools``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}
+
+
+def judge_module(judge: str) -> Any:
+    """The grader module of ``judge`` (a name in :data:`JUDGES`), imported now."""
+    return importlib.import_module(JUDGES[judge])
 
 
 def benchmark_of(judge: str) -> str | None:

@@ -1,4 +1,4 @@
-"""What a run's files are called and what an ERROR result is: each rule stated once.
+"""What a run's files are called, what an ERROR result is and its cause in one line: each rule stated once.
 
 A run writes, under one stem (the model's file name):
 
@@ -121,3 +121,12 @@ def is_error(result: Mapping[str, Any] | None) -> bool:
         return False
     judgment = result.get("judgment")
     return result.get("severity") == ERROR or (isinstance(judgment, Mapping) and judgment.get("severity") == ERROR)
+
+
+def error_message(result: Mapping[str, Any]) -> str:
+    """An ERROR result's cause in one line (its judgment's error, else its first issue)."""
+    judgment = result.get("judgment") or {}
+    text = judgment.get("error") or next(iter(result.get("issues_found") or []), "") or "unknown error"
+    text = str(text).removeprefix("Scenario execution failed: ").strip().splitlines()
+    line = text[0] if text else "unknown error"
+    return line if len(line) <= 160 else line[:159] + "…"

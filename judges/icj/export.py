@@ -28,7 +28,7 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.results import Result, iter_results, typed
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import read_answer
-from auditpacks.judges.run_files import model_of, record_of
+from auditpacks.judges.run_reader import model_of, record_of
 from auditpacks.packs.icj.builder import parse_scenario_name
 from auditpacks.packs.icj.targets import FAMILIES, PRED_FIELDS
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
-from auditpacks.core.run_files import is_error
+from auditpacks.judges.iustitia.calibration import calibration
+from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
 from auditpacks.judges.stats import cluster_bootstrap
 
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
@@ -143,38 +144,6 @@ def read_predictions(path: str | Path, task_ids: set[str], *, track: str = "full
     return out
 
 
-def tasks_from_scenarios(scenarios: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Task rows from scenarios with an answer key (ungraded ones are left out)."""
-    out = []
-    for scenario in scenarios:
-        decision = scenario.get("decision") or {}
-        meta = scenario.get("metadata") or {}
-        accepted = decision.get("accepted") or meta.get("accepted_options")
-        if not accepted:
-            continue
-        task_id = task_id_of(scenario)
-        out.append({"task_id": task_id, "verdict_id": meta.get("verdict_id") or task_id,
-                    "question_id": meta.get("question_id") or decision.get("id") or "answer",
-                    "accepted_options": list(accepted), "options": list(decision.get("criteria") or []) or None})
-    return out
-
-
-def task_id_of(scenario: Mapping[str, Any]) -> str:
-    return (scenario.get("metadata") or {}).get("task_id") or scenario["name"]
-
-
-def _choice(result: Mapping[str, Any] | None) -> Any:
-    return ((result or {}).get("judgment") or {}).get("choice")
-
-
-def prediction_given(result: Mapping[str, Any] | None) -> bool:
-    """Whether a run's result holds a prediction: it completed and a choice was read from the reply. Coverage,
-    wherever it is shown, is the share of tasks with one (the card's ``len(predictions) / n``)."""
-    if not result or is_error(result):
-        return False
-    return _choice(result) is not None
-
-
 def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """task_id → choice from a run's results (AuditResults JSON, matched to scenarios by name);
     results without a prediction (ERROR, no readable choice) are left out."""
@@ -190,7 +159,7 @@ def predictions_from_results(results: Mapping[str, Any] | list, scenarios: Itera
             raise PackError(f"results: record #{i} field scenario_name: {name!r} appears twice")
         seen.add(by_name[name])
         if prediction_given(result):
-            out[by_name[name]] = _choice(result)
+            out[by_name[name]] = choice_of(result)
     return out
 
 
@@ -207,7 +176,7 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
     if not tasks:
         return {"tasks": 0}
     graded = {t["task_id"] for t in tasks}
-    predictions = {task_id_of(s): _choice(r) for s, r in pairs if task_id_of(s) in graded and prediction_given(r)}
+    predictions = {task_id_of(s): choice_of(r) for s, r in pairs if task_id_of(s) in graded and prediction_given(r)}
     skipped = [task_id_of(s) for s, r in pairs if r is None and task_id_of(s) in graded]
     limit = max_options()
     within = [t for t in tasks if len(t["options"] or ()) <= limit]
@@ -219,8 +188,6 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
         figures = {**{key: track[key] for key in HEADLINE_KEYS}, "track": "le26", "max_options": limit,
                    "skipped": len(skipped), "skipped_over_limit": len(over_limit),
                    "full_track": {key: scores[key] for key in FULL_TRACK_KEYS}}
-    from auditpacks.judges.iustitia.calibration import calibration  # it reads this module's task helpers
-
     calibrated = calibration(pairs)
     return {**figures, "calibration": calibrated} if calibrated else figures
 

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from auditpacks.judges.calibration import BINNING, reliability, risk_coverage, scores
-from auditpacks.judges.iustitia.agreement import _choice, prediction_given, task_id_of, tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
 
 #: Bootstrap replicates per question (the run's own figures use 2000): many questions, each cheap to show.
 PER_QUESTION_B = 500
@@ -45,7 +45,7 @@ def observations(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]
         p = confidence(result) if task is not None and prediction_given(result) else None
         if p is not None:
             rows.append({"verdict": task["verdict_id"], "question": task["question_id"], "p": p,
-                         "y": int(_choice(result) in set(task["accepted_options"]))})
+                         "y": int(choice_of(result) in set(task["accepted_options"]))})
     return rows, len(tasks)
 
 

@@ -5,7 +5,7 @@
 The task id is the scenario's ``metadata.task_id`` when the pack is given, else read
 from the scenario name (``<question ID> - <unit ID>`` → ``<unit ID>::<question ID>``).
 The choice is the judgment's. A result without a prediction
-(:func:`~auditpacks.judges.iustitia.agreement.prediction_given`: no option could be read)
+(:func:`~auditpacks.judges.iustitia.run_tasks.prediction_given`: no option could be read)
 is left out, so the scorer's coverage is the run's; ERROR results are left out with a
 warning. The scorer counts a missing task wrong and uncovered.
 """
@@ -21,8 +21,8 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.results import Result, iter_results
-from auditpacks.judges.iustitia.agreement import prediction_given
-from auditpacks.judges.run_files import graded_results
+from auditpacks.judges.iustitia.run_tasks import prediction_given
+from auditpacks.judges.run_reader import graded_results
 
 SEPARATOR = " - "
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from auditpacks.judges.compare import compare_choices, paired_row
-from auditpacks.judges.iustitia.agreement import tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 
 
 def cluster(scenario: dict[str, Any]) -> str:

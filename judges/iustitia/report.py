@@ -1,7 +1,7 @@
 """Iustitia's report section: agreement and coverage per question, with judgment-bootstrap intervals, and its plot.
 
 Coverage is the card's (``len(predictions) / n``: predictions given, valid or not, ÷ tasks;
-:func:`~auditpacks.judges.iustitia.agreement.prediction_given`), as in the headline; the
+:func:`~auditpacks.judges.iustitia.run_tasks.prediction_given`), as in the headline; the
 share of answers that are one of the question's options is shown apart as valid answers.
 """
 
@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import Any, Mapping
 
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
-from auditpacks.judges.iustitia.agreement import prediction_given, task_id_of, tasks_from_scenarios
+from auditpacks.judges.iustitia.run_tasks import prediction_given, task_id_of, tasks_from_scenarios
 from auditpacks.judges.iustitia.figures import figures
 from auditpacks.judges.stats import ratio_bootstrap
 

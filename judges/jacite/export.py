@@ -22,7 +22,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.judges.base import last_reply
 from auditpacks.core.results import Result
-from auditpacks.judges.run_files import graded_results, read_run
+from auditpacks.judges.run_reader import graded_results, read_run
 
 FIELDS = ("cited", "invented", "real_not_gold", "n_cited", "n_invented")
 METADATA = ("question_id", "language", "law_id", "gold_article")

@@ -21,12 +21,7 @@ from auditpacks.judges.base import code_judge, designed_severity
 from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.packs.jacite.citations import find_citations
 from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
-from auditpacks.packs.jacite.registry import (  # noqa: F401  (re-exported: the grader's registry view)
-    LawIndex,
-    load_registry,
-    registry_from_manifest,
-    registry_to_manifest,
-)
+from auditpacks.packs.jacite.registry import LawIndex, registry_from_manifest
 
 NAME = "grounding"
 METADATA_KEYS = ("law_id", "gold_article", "language", "question_id")

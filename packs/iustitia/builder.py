@@ -17,7 +17,8 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.packs.codebook import section
 from auditpacks.packs.iustitia.smoke import smoke_ids as find_smoke_ids
-from auditpacks.packs.iustitia.source import SECTION_KEYS, IustitiaSource, Task, open_source
+from auditpacks.packs.iustitia.source import IustitiaSource, open_source
+from auditpacks.packs.iustitia.tasks import SECTION_KEYS, Task
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.readreport import add_allow_partial
 from auditpacks.packs.sampling import check_count, per_group

@@ -20,16 +20,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from auditpacks.core.errors import PackError
-from auditpacks.packs.iustitia.tasks import (  # noqa: F401  (re-exported)
-    OPTIONAL,
-    REQUIRED,
-    SECTION_KEYS,
-    Task,
-    check_ids,
-    read_task,
-    require,
-    unit_of,
-)
+from auditpacks.packs.iustitia.tasks import OPTIONAL, REQUIRED, Task, check_ids, read_task, require, unit_of
 from auditpacks.packs.pack import source_entry
 from auditpacks.packs.readreport import ReadReport, data_files
 from auditpacks.packs.sources import resolve_source

@@ -25,7 +25,8 @@ from auditpacks.judges.qualification import assess
 from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.trust.judge_calibration import REPLAY, calibration_items, grade
 from auditpacks.runner.trust.judge_checks import benchmark_of
 from auditpacks.runner.scenarios.scenario_source import open_pack

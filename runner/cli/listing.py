@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import read_json
 from auditpacks.core.record import RunRecord
-from auditpacks.core.registry import BENCHMARKS
+from auditpacks.core.registry import BENCHMARKS, skipped
 from auditpacks.core.run_files import RECORD_SUFFIX
 
 MANIFEST_SUFFIX = ".manifest.json"
@@ -94,6 +94,8 @@ def main(args: argparse.Namespace) -> int:
     found = list(files(args.folder))
     listing = {"benchmarks": [{"name": name, "title": b.title} for name, b in BENCHMARKS.items()],
                "packs": packs(found), "runs": runs(found)}
+    if skipped():  # also said on stderr when the registry was read
+        listing["plugins_not_loaded"] = skipped()
     if args.json:
         print(json.dumps(listing, indent=2, ensure_ascii=False))
         return 0

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from auditpacks.core import redact as redaction
-from auditpacks.core.errors import PREFIX, UserError, fail, first_line
+from auditpacks.core.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, PREFIX, UserError, fail, first_line
 from auditpacks.core.io import atomic_write_text
 from auditpacks.core.redact import redact
 from auditpacks.core.registry import modules
@@ -43,9 +43,6 @@ EXPORT_FORMATS = {"inspect": "auditpacks.runner.cli.export_inspect", "eee": "aud
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)
 
-#: Exit codes: every selected scenario graded; bad input (one line on stderr); a run that finished but
-#: selected nothing or kept ERROR scenarios after its retries; interrupted.
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 2, 3, 130
 JSON_HELP = "print the figures as JSON on stdout instead of the table"
 
 
@@ -220,7 +217,7 @@ def _score(args) -> int:
 def _export(args) -> int:
     if args.benchmark in EXPORT_FORMATS:
         return _delegate(args)
-    from auditpacks.judges.run_files import check_benchmark
+    from auditpacks.judges.run_reader import check_benchmark
 
     check_benchmark(args.results, args.benchmark)
     return _delegate(args)
@@ -232,7 +229,10 @@ def _delegate(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    try:
+        parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    except UserError as exc:  # the installed benchmarks cannot be read (two of one name)
+        return fail(exc, EXIT_BAD_INPUT)
     args = parser.parse_args(argv)
     redaction.register(getattr(args, "api_key", None))  # blanked out of everything printed from here on
     for value in vars(args).values():  # URL credentials (--base-url http://user:pw@host, ...) too

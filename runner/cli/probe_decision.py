@@ -16,7 +16,7 @@ from pathlib import Path
 from auditpacks.core.io import atomic_write_json
 from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.systemone.decision_probe import FULL_REQUESTS, FULL_SECONDS, PROBE_MODEL, WINDOW_BOUND, probe
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

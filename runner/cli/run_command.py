@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from auditpacks.runner.cli.main import EXIT_INCOMPLETE, EXIT_OK
+from auditpacks.core.errors import EXIT_INCOMPLETE, EXIT_OK
 from auditpacks.runner.cli.run_args import config_from_args
 
 

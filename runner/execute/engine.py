@@ -12,11 +12,11 @@ call, on any provider and to a System One decision endpoint too, goes through on
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Mapping
 
-from auditpacks.core.registry import CODE_JUDGES, JUDGES
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.core.registry import CODE_JUDGES, JUDGES, judge_module
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 
 #: What simpleaudit is told about the judge and auditor models, whose clients are ours: it builds
 #: (never uses) an any-llm client from these, so no key or server is needed for them.
@@ -34,10 +34,6 @@ def judge_name(config: RunConfig, manifest: Mapping[str, Any] | None, scenarios:
     if name not in JUDGES:
         raise RunError(f"unknown judge {name!r}; choose one of {', '.join(sorted(JUDGES))}")
     return name
-
-
-def judge_module(name: str):
-    return importlib.import_module(JUDGES[name])
 
 
 def judge_config(name: str, manifest: Mapping[str, Any] | None, options: Mapping[str, Any]) -> Any:

@@ -1,7 +1,7 @@
 """Run scenarios through the simpleaudit engine, journaling each result as it finishes.
 
 Each scenario goes through ``ModelAuditor.run_scenario`` (the engine's own turn
-loop, judge call and error handling) with its own :class:`~runner.targets.turns.ScenarioLog`,
+loop, judge call and error handling) with its own :class:`~runner.targets.scenario_log.ScenarioLog`,
 which puts the facts of each target reply (reasoning, finish reason) on its entry of the
 transcript before the judge reads it.
 
@@ -33,7 +33,7 @@ from auditpacks.runner.execute.schedule import GroupScheduler, Lease, Placement
 from auditpacks.runner.scenarios.shard import document_key
 from auditpacks.runner.store.stored import for_storage
 from auditpacks.runner.models import simpleaudit_adapter
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 
 #: Called with a group's scenarios and their journal keys before the group runs.
 BeforeGroup = Callable[[list[dict[str, Any]], list[str]], Awaitable[None]]
@@ -163,7 +163,7 @@ async def run_scenarios(
                 scheduler.release(lease)
 
     async def one(index: int, lease: Lease, scenario: dict[str, Any]) -> None:
-        log = turns.begin(key=keys[index], lane=lease.lane, group=lease.key,
+        log = scenario_log.begin(key=keys[index], lane=lease.lane, group=lease.key,
                           system=(scenario.get("metadata") or {}).get("system_prompt"))
         try:
             result = await simpleaudit_adapter.run_scenario(engine, scenario_arguments(scenario), params=params,
@@ -179,9 +179,9 @@ async def run_scenarios(
                 progress.update(None)
             return
         data = result.to_dict()
-        log.annotate(data["conversation"], turns.STORED)  # also when the scenario failed before its judge
-        turns.explain_ungraded(data.get("judgment") or {}, log)
-        turns.flag_truncated(data, log)
+        log.annotate(data["conversation"], scenario_log.STORED)  # also when the scenario failed before its judge
+        scenario_log.explain_ungraded(data.get("judgment") or {}, log)
+        scenario_log.flag_truncated(data, log)
         data = for_storage(data)  # secrets blanked out, runaway replies cut (marked)
         journal.append(keys[index], scenario["name"], data)
         results[index] = slim_result(data)

@@ -33,7 +33,8 @@ from auditpacks.core.bounded_lines import Overlong, file_lines
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, parse_json, writing
 from auditpacks.core.run_files import batches_name
-from auditpacks.runner.settings.config import RunConfig, RunError, model_stem
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig, model_stem
 from auditpacks.runner.store.layout import run_folder
 from auditpacks.runner.hosted.plan import Prompt, prompts
 from auditpacks.runner.models.model import Model, ModelAPI

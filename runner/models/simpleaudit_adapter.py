@@ -10,7 +10,9 @@ Written against simpleaudit 0.4.2. What it relies on:
   expected_behavior)``, the one place that sees a scenario's expectations before its judge
   call, wrapped on one engine to bound the judge's schema per scenario;
 * ``run_scenario(..., evidence_resolver=)``, called with the ``ScenarioExecution`` (whose
-  ``conversation`` the judge then grades) after the target's turns and before the judge.
+  ``conversation`` the judge then grades) after the target's turns and before the judge;
+* ``DecisionTarget._client``: the HTTP client a decision target was given (None: none), which the
+  System One provider posts through instead of its own.
 """
 
 from __future__ import annotations
@@ -59,3 +61,8 @@ async def run_scenario(engine: Any, arguments: dict[str, Any], *, params: dict[s
         before_judge(execution.conversation)
 
     return await engine.run_scenario(**arguments, target_params=params, evidence_resolver=resolve)
+
+
+def decision_client(spec: Any) -> Any:
+    """The HTTP client simpleaudit's ``DecisionTarget`` ``spec`` was given (None: it was given none)."""
+    return spec._client

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.engine import judge_name
 from auditpacks.runner.scenarios.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.models import providers

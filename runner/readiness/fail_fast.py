@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from auditpacks.core.run_files import is_error
-from auditpacks.runner.settings.config import RunError
-from auditpacks.runner.store.summary import error_message
+from auditpacks.core.run_files import error_message, is_error
+from auditpacks.runner.models.errors import RunError
 
 STOP_AFTER = 5
 _DIGITS = re.compile(r"\d+(\.\d+)?")

@@ -19,8 +19,10 @@ from typing import Any
 
 from auditpacks.core.bounded_http import role_reply_bytes
 from auditpacks.core.redact import public_url
-from auditpacks.runner.settings.config import EMBEDDED_MODEL, RunConfig, RunError
-from auditpacks.runner.readiness.early import api_key, owns  # noqa: F401  (imported from here too)
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.providers import EMBEDDED_MODEL
+from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.readiness.early import api_key, owns
 from auditpacks.runner.models.providers.checks import check_reachable, missing_extra
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.endpoints import EndpointPool

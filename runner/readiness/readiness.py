@@ -23,7 +23,7 @@ import httpx
 
 from auditpacks.core import bounded_http
 
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 
 PROBE_TIMEOUT_S = 5.0
 INTERVAL_S = 2.0

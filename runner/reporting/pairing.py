@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.registry import Paired, benchmark_of, load
+from auditpacks.core.benchmark import Paired
+from auditpacks.core.registry import benchmark_of, load
 from auditpacks.judges.compare import compare_choices, paired_row
 from auditpacks.runner.reporting.outcomes import ERROR, UNGRADED, answer, answer_key, group, outcome
 from auditpacks.runner.reporting.runs import LoadedRun

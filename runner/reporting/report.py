@@ -12,9 +12,9 @@ from typing import Any
 from markupsafe import Markup
 
 from auditpacks.core.registry import benchmark_of
+from auditpacks.core.run_files import error_message
 from auditpacks.judges.figures import Section
 from auditpacks.runner.hosted.reconcile import cost_line
-from auditpacks.runner.store.summary import error_message
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.traces import run_traces
 from auditpacks.runner.reporting.calibration_section import calibration_section

@@ -17,10 +17,10 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import sha256_file
 from auditpacks.core.results import iter_results
 from auditpacks.core.record import RunRecord
-from auditpacks.core.registry import BENCHMARKS, Benchmark, benchmark_of, load
+from auditpacks.core.benchmark import Benchmark
+from auditpacks.core.registry import BENCHMARKS, benchmark_of, judge_module, load
 from auditpacks.core.run_files import RECORD_SUFFIX, plain_name, record_for
 from auditpacks.packs.pack import Pack, load_pack
-from auditpacks.runner.execute.engine import judge_module
 from auditpacks.runner.reporting.labels import labels
 
 

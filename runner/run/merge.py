@@ -23,8 +23,9 @@ from auditpacks.core.errors import UserError
 from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.scenarios import selection as select
-from auditpacks.runner.settings.config import RunError, model_stem
-from auditpacks.runner.execute.engine import judge_module
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import model_stem
+from auditpacks.core.registry import judge_module
 from auditpacks.runner.store.lock import FolderBusy, FolderLock, holding
 from auditpacks.runner.store.performance_sum import sum_blocks, sum_cost, sum_performance
 from auditpacks.runner.store.results_file import Pairs, write_results

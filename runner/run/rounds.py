@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from auditpacks.core.record import Round, Summary
 from auditpacks.judges import sample_size
-from auditpacks.runner.execute.engine import judge_module
+from auditpacks.core.registry import judge_module
 from auditpacks.runner.execute.execute import Outcome, run_scenarios
 from auditpacks.runner.store.journal import Journal
 from auditpacks.runner.store.layout import results_name

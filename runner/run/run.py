@@ -28,15 +28,17 @@ from auditpacks.runner.systemone import decision_probe
 from auditpacks.runner.readiness import readiness
 from auditpacks.runner.scenarios import shard
 from auditpacks.runner.hosted.reconcile import cost_record
-from auditpacks.runner.readiness.early import Admitted, refuse_early
-from auditpacks.runner.settings.config import EMBEDDED_MODEL, RunConfig, RunError, model_stem
+from auditpacks.runner.readiness.early import Admitted, owns, refuse_early
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.providers import EMBEDDED_MODEL
+from auditpacks.runner.settings.config import RunConfig, model_stem
 from auditpacks.runner.execute.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.readiness.fail_fast import FailFast
 from auditpacks.runner.store.journal import Journal
 from auditpacks.runner.trust.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.store.layout import located, open_run_folder
-from auditpacks.runner.readiness.model_setup import (build_roles, make_pool, make_target, owns, resolve_prompt_order,
+from auditpacks.runner.readiness.model_setup import (build_roles, make_pool, make_target, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, retry_policy,
                                                      uses_embedded)
 from auditpacks.runner.readiness import preflight

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from auditpacks.core import redact
 from auditpacks.packs.checks import ERROR
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.scenarios.scenario_source import StreamedPack
 
 

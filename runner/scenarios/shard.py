@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.store.journal import scenario_key
 
 

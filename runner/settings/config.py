@@ -12,8 +12,6 @@ from typing import Any
 
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, TIMEOUT_S
 from auditpacks.core.redact import without_credentials
-from auditpacks.runner.models.errors import RunError  # noqa: F401  (raised and caught as config.RunError)
-from auditpacks.runner.models.providers import EMBEDDED_MODEL  # noqa: F401
 
 
 @dataclass

@@ -27,7 +27,8 @@ from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_json, read_json
 from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, plain_name, record_name, results_name, run_id
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 
 __all__ = ["DEFAULT_ROOT", "guard_folder", "open_run_folder", "pack_folder", "results_name", "run_folder",
            "run_settings", "runs_index"]

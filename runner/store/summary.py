@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import sys
 from collections import Counter
 from importlib.metadata import version
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
-from auditpacks.core.run_files import ERROR, is_error
+from auditpacks.core.redact import public_url
+from auditpacks.core.run_files import ERROR, error_message, is_error
 from auditpacks.judges.figures import OUTCOMES, outcome
-from auditpacks.runner.models.providers import public_url
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
@@ -55,21 +52,6 @@ def summarize(
         commonest_error=({"message": messages.most_common(1)[0][0], "count": messages.most_common(1)[0][1]}
                          if messages else None),
     )
-
-
-def error_message(result: Mapping[str, Any]) -> str:
-    """An ERROR result's cause in one line (its judgment's error, else its first issue)."""
-    judgment = result.get("judgment") or {}
-    text = judgment.get("error") or next(iter(result.get("issues_found") or []), "") or "unknown error"
-    text = str(text).removeprefix("Scenario execution failed: ").strip().splitlines()
-    line = text[0] if text else "unknown error"
-    return line if len(line) <= 160 else line[:159] + "…"
-
-
-def save_results(results: list[dict[str, Any]], path: Path) -> None:
-    """A simpleaudit results file (its "Results saved" line goes to stderr: stdout is the summary's)."""
-    with contextlib.redirect_stdout(sys.stderr):
-        AuditResults([AuditResult(**r) for r in results]).save(str(path))
 
 
 def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from auditpacks.core import bounded_http
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
+from auditpacks.runner.models.simpleaudit_adapter import decision_client
 from auditpacks.runner.systemone.protocol import ChoiceQuestion, DecisionRequest, SystemOneError, check_response
 
 
@@ -53,7 +54,7 @@ class SystemOneAPI(ModelAPI):
     def __init__(self, spec: DecisionTarget) -> None:
         self.spec, self.model, self.address = spec, spec.model, spec.url
         self.secret = spec.headers.get("Authorization", "").removeprefix("Bearer ") or None
-        self._client = spec._client
+        self._given = self._client = decision_client(spec)  # the target's own client, kept open for its owner
 
     def build(self, request: Request) -> bytes:
         if request.body is not None:
@@ -84,9 +85,9 @@ class SystemOneAPI(ModelAPI):
         return decision_reply(request.decision, response.json())
 
     async def aclose(self) -> None:
-        if self._client is not None and self._client is not self.spec._client:
+        if self._client is not None and self._client is not self._given:
             await self._client.aclose()
-        self._client = self.spec._client
+        self._client = self._given
 
 
 def check_answer(decision: Mapping[str, Any], answer: Any) -> None:

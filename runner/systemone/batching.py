@@ -44,7 +44,7 @@ from auditpacks.core.defaults import MAX_QUESTIONS
 from auditpacks.core.numbers import token_count
 from auditpacks.runner.models.reply import Request
 from auditpacks.runner.models.retry import CallFailed
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.systemone.decision import SingleDecisionTarget
 from auditpacks.runner.systemone.api import compact, decision_reply
@@ -197,7 +197,7 @@ class BatchedDecisionTarget(RunTarget):
                    file_uri: Any = None, documents: list[Any] | None = None,
                    response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                    context: Any = None) -> TargetResponse:
-        log = turns.current()
+        log = scenario_log.current()
         ready = self._ready.get(log.key) if log is not None and log.key else None
         if ready:
             item = ready.pop(0)

@@ -31,14 +31,7 @@ from auditpacks.core.io import parse_json
 from auditpacks.core.redact import redact
 from auditpacks.core.arg_types import integer, number
 from auditpacks.core.arg_types import port as port_number
-from auditpacks.runner.systemone.decision_upstream import (  # noqa: F401 (the server's public names)
-    UPSTREAM_TIMEOUT_S,
-    Upstream,
-    UpstreamError,
-    question_messages,
-    read_completion,
-    render_state,
-)
+from auditpacks.runner.systemone.decision_upstream import UPSTREAM_TIMEOUT_S, Upstream, UpstreamError, render_state
 from auditpacks.runner.serving.loopback import LoopbackServer, send_json
 from auditpacks.runner.systemone.protocol import SystemOneError, decision_response, parse_request, question_count
 

@@ -26,7 +26,7 @@ from simpleaudit.targets import TargetContext, TargetResponse
 from auditpacks.core.reasoning import split_reasoning
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Reply, Request
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.models.providers.context_fit import PromptTooLong
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.models.providers.messages import LAYOUTS, STOCK
@@ -51,7 +51,7 @@ def chat_response(raw: Reply) -> ChatResponse:
 def document_of(documents: Any, history: Any, user: str | None) -> str:
     """The key a request is placed by: its group's document key (in the executor), else its documents
     (given, or in the transcript), else the scenario it belongs to, else its prompt."""
-    log = turns.current()
+    log = scenario_log.current()
     if log is not None and log.group:
         return log.group
     if not documents:
@@ -76,7 +76,7 @@ class ChatTarget(RunTarget):
                    file_uri: Any = None, documents: list[Any] | None = None,
                    response_format: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None,
                    context: TargetContext | None = None) -> ChatResponse:
-        log = turns.current()
+        log = scenario_log.current()
         if log is not None and log.system:  # the scenario's own system message wins over the run's
             system = log.system
         request = Request(
@@ -90,9 +90,9 @@ class ChatTarget(RunTarget):
         try:
             response = chat_response(await self.model.generate(request))
         except PromptTooLong as exc:
-            turns.record_oversize(str(exc))
+            scenario_log.record_oversize(str(exc))
             raise
-        turns.record_reply(response.reply)
+        scenario_log.record_reply(response.reply)
         return response
 
     def prepare(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Reply, Request
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 
 _FRAMEWORK_KEYS = ("model", "messages", "stream", "response_format", "extra_headers")
 
@@ -64,7 +64,7 @@ class RoleModel:
         reply = await self.model.generate(Request(messages=list(kwargs["messages"]), params=params,
                                                   response_format=response_format))
         if self.settings.role == "judge":
-            turns.record_judge_reply(reply, params.get("max_tokens"))
+            scenario_log.record_judge_reply(reply, params.get("max_tokens"))
         return completion(reply)
 
     @property

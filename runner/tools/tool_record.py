@@ -9,11 +9,11 @@ from typing import Any, Mapping
 from auditpacks import __version__
 from auditpacks.core.condition import Condition
 from auditpacks.core.record import PackRef, Round, RunRecord
+from auditpacks.core.redact import public_url
 from auditpacks.core.run_files import results_name
-from auditpacks.runner.execute.engine import judge_module
+from auditpacks.core.registry import judge_module
 from auditpacks.runner.store.summary import summarize
 from auditpacks.runner.models.cache import digest
-from auditpacks.runner.models.providers import public_url
 
 
 def tool_run_record(pack, scenarios: list[Mapping[str, Any]], results: list[dict[str, Any]], *, stem: str,

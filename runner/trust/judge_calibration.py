@@ -23,12 +23,13 @@ from auditpacks.judges.judge_items import CalibrationItem
 from auditpacks.judges.checklist import make_judge
 from auditpacks.judges.qualification import verdict_of
 from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.engine import build_engine
 from auditpacks.runner.execute.execute import error_result, scenario_arguments
 from auditpacks.runner.readiness.model_setup import build_roles
 from auditpacks.runner.models.reply import Reply
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.contract import RunTarget
 from auditpacks.runner.targets.model_client import completion
 from auditpacks.runner.models.simpleaudit_adapter import install_roles
@@ -100,13 +101,13 @@ async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest
     async def one(item: CalibrationItem) -> None:
         async with gate:
             _current.set(_Replay(item))
-            log = turns.begin(key=item.id)
+            log = scenario_log.begin(key=item.id)
             try:
                 result = await engine.run_scenario(**scenario_arguments(item.scenario), max_turns=item.turns)
             except Exception as exc:  # the engine catches most failures itself
                 result = error_result(item.scenario, exc)
             judgment = dict(result.judgment or {})
-            turns.explain_ungraded(judgment, log)
+            scenario_log.explain_ungraded(judgment, log)
             graded.verdicts[item.id] = verdict_of(result.severity)
             graded.judgments[item.id] = judgment
 

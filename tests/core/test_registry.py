@@ -7,8 +7,8 @@ import inspect
 
 import pytest
 
-from auditpacks.core.registry import (BENCHMARKS, CARD_RUNNER, GENERAL_JUDGES, JUDGES, benchmark_of, judge_flags, load,
-                                      owned_headline)
+from auditpacks.core.registry import (BENCHMARKS, CARD_RUNNER, GENERAL_JUDGES, JUDGES, benchmark_of, judge_flags,
+                                      judge_module, load, owned_headline)
 
 #: What each role's module must define (the contract in docs/architecture.md).
 CONTRACT = {"builder": ("add_arguments", "build"), "report": ("headline", "section", "answer", "group"),
@@ -55,3 +55,10 @@ def test_grader_flags_and_the_card_come_from_entries():
     card = BENCHMARKS[CARD_RUNNER].card
     assert card.repo == "Kushtrim/iustitia-marigonae" and card.smoke_file.endswith("_smoke3.json")
     assert [name for name, b in BENCHMARKS.items() if b.bundled] == ["jacite"]
+
+
+def test_a_judges_module_is_the_one_the_registry_names():
+    assert judge_module("choice").__name__ == "auditpacks.judges.choice"
+    assert judge_module("grounding").__name__ == "auditpacks.judges.jacite.grounding"
+    with pytest.raises(KeyError):
+        judge_module("no such judge")

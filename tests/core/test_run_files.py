@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import (is_error, journal_name, record_for, record_name, results_name, stem_of,
-                                       tool_run_names)
+from auditpacks.core.run_files import (error_message, is_error, journal_name, record_for, record_name, results_name,
+                                       stem_of, tool_run_names)
 
 
 def test_names():
@@ -56,3 +56,10 @@ def test_run_ids_are_readable_and_file_safe():
         "smollm2-checklist-gemma3_12b-t0.7-1202-230509"
     assert run_id("a_b_c-1234abcd", "decision", [], when) == "a_b_c-1234abcd-decision-1202-230509"
     assert run_id("m", "choice", ["org/model name"], when) == "m-choice-org_model_name-1202-230509"
+
+
+def test_an_errors_cause_is_one_line_of_its_judgment_else_its_first_issue():
+    assert error_message({"judgment": {"error": "Scenario execution failed: timed out\nafter 30 s"}}) == "timed out"
+    assert error_message({"judgment": {}, "issues_found": ["HTTP 500", "HTTP 502"]}) == "HTTP 500"
+    assert error_message({}) == "unknown error"
+    assert error_message({"judgment": {"error": "x" * 200}}) == "x" * 159 + "…"

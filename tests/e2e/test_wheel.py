@@ -50,6 +50,18 @@ def test_wheel_holds_one_import_name_and_its_data(installed):
         assert needed in names
 
 
+def test_installed_wheel_declares_the_three_benchmarks_as_entry_points(installed):
+    _, env, work = installed
+    probe = ("import json, importlib.metadata as m; print(json.dumps(sorted((e.name, e.value, "
+             "str(e.dist.locate_file(''))) for e in m.entry_points(group='auditpacks.benchmarks'))))")
+    found = json.loads(subprocess.run([env / "bin" / "python", "-c", probe], check=True, capture_output=True,
+                                      text=True, cwd=work).stdout)
+    assert [(name, value) for name, value, _ in found] == [
+        ("icj", "auditpacks.judges.icj.plugin:BENCHMARK"), ("iustitia", "auditpacks.judges.iustitia.plugin:BENCHMARK"),
+        ("jacite", "auditpacks.judges.jacite.plugin:BENCHMARK")]
+    assert all(Path(where).is_relative_to(env) for _, _, where in found)  # the wheel's metadata, not this checkout's
+
+
 @pytest.mark.model
 def test_installed_tool_builds_and_runs_from_an_unrelated_folder(installed, embedded_model):
     _, env, work = installed

@@ -22,11 +22,11 @@ def quick(path: str) -> bool:
 
 
 def promised() -> list[str]:
-    """Graders and statistics (judges), the core helpers but start-up hygiene (``light``), readers, the runner's
-    models and execution core."""
+    """Graders and statistics (judges), the core helpers but start-up hygiene (``simpleaudit_decision``), readers,
+    the runner's models and execution core."""
     def wanted(m: str) -> bool:
         name = m.rsplit("/", 1)[-1][:-3]
-        return (m.startswith(("judges/", "runner/models/")) or m.startswith("auditpacks/core/") and name != "light"
+        return (m.startswith(("judges/", "runner/models/")) or m.startswith("auditpacks/core/") and name != "simpleaudit_decision"
                 or m.startswith("runner/") and name in EXECUTION_CORE
                 or "reader" in name or m in ("packs/pack.py", "packs/checks.py"))
     return [m for m in mutation_map.modules() if wanted(m)]

@@ -11,9 +11,7 @@ runs; string literals and comments are removed before that check, so a name like
 from __future__ import annotations
 
 import atexit
-import json
 import re
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +21,6 @@ from auditpacks.packs.icj.graph.snapshot import DATABASE
 from auditpacks.packs.icj.tools.query_process import QueryStopped, QueryWorker
 
 ROW_CAP = 50
-#: rows an unordered query reads before sorting and capping them
-FETCH_CAP = 100_000
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
 TIMEOUT_MS = 5000
 SEARCH_CAP = 20
@@ -55,31 +51,6 @@ def refusal(query: str) -> str | None:
     return None
 
 
-def plain(value: Any) -> Any:
-    """A query value as JSON: dates as ISO text, nodes and relationships as their properties."""
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()[:10]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items() if k not in ("_ID", "_SRC", "_DST")}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
-
-
-def dates_in(value: Any, found: set[str]) -> None:
-    """Add to ``found`` every date in a query value (DATE values, date-named text properties)."""
-    if isinstance(value, (date, datetime)):
-        found.add(value.isoformat()[:10])
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("date", "term_start", "term_end", "first_date", "last_date") and isinstance(item, str):
-                found.add(item[:10])
-            dates_in(item, found)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            dates_in(item, found)
-
-
 def schema_text() -> dict[str, Any]:
     """The database's tables and properties (read from the snapshot), with notes on how to query it."""
     return {"nodes": {name: {"key": key} for name, (_, key) in NODES.items()},
@@ -104,11 +75,6 @@ def schema(snapshot) -> dict[str, Any]:
     finally:
         connection.close()
     return out
-
-
-def row_key(row: Any) -> str:
-    """A row's sort key: its JSON, keys sorted."""
-    return json.dumps(plain(row), sort_keys=True, ensure_ascii=False, default=str)
 
 
 _WORKERS: dict[Path, QueryWorker] = {}

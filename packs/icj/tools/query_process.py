@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ BASE_MIB = 640
 #: Bytes of rows a query may hand back (the model reads far less: the tool box cuts a result at 8,000 chars).
 RESULT_BYTES = 256 * 1024
 GRACE_S = 2.0
+#: rows an unordered query reads before sorting and capping them
+FETCH_CAP = 100_000
 _MIB = 2**20
 
 
@@ -123,11 +126,39 @@ def _read_line(process: subprocess.Popen, seconds: float, cap: int) -> tuple[byt
 # -- the worker -------------------------------------------------------------------------------------------------
 
 
+def plain(value: Any) -> Any:
+    """A query value as JSON: dates as ISO text, nodes and relationships as their properties."""
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()[:10]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items() if k not in ("_ID", "_SRC", "_DST")}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def dates_in(value: Any, found: set[str]) -> None:
+    """Add to ``found`` every date in a query value (DATE values, date-named text properties)."""
+    if isinstance(value, (date, datetime)):
+        found.add(value.isoformat()[:10])
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("date", "term_start", "term_end", "first_date", "last_date") and isinstance(item, str):
+                found.add(item[:10])
+            dates_in(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            dates_in(item, found)
+
+
+def row_key(row: Any) -> str:
+    """A row's sort key: its JSON, keys sorted."""
+    return json.dumps(plain(row), sort_keys=True, ensure_ascii=False, default=str)
+
+
 def _rows(result: Any, row_cap: int, ordered: bool) -> tuple[list[Any], bool, set[str]]:
     """At most ``row_cap`` rows and :data:`RESULT_BYTES` bytes of them; unordered rows are all read (up to
     ``FETCH_CAP``) and sorted first, so the same query returns the same rows."""
-    from auditpacks.packs.icj.tools.cypher import FETCH_CAP, dates_in, plain, row_key
-
     read, truncated = [], False
     while result.has_next():
         if len(read) == (row_cap if ordered else FETCH_CAP):

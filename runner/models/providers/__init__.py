@@ -25,7 +25,6 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from auditpacks.core.redact import public_url  # noqa: F401 - where the run's setup and summary read it
 
 OPENAI, OLLAMA, ANYLLM = "openai", "ollama", "anyllm"
 EMBEDDED = "embedded"          # the model name that asks for the embedded local model (judge, auditor)

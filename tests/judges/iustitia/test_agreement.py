@@ -8,6 +8,7 @@ import json
 import pytest
 
 from auditpacks.judges.iustitia import agreement as ag
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.core.errors import PackError
 from tests.support.iustitia import FIXTURE, build_pack, rows
 
@@ -114,7 +115,7 @@ def test_predictions_from_results_give_the_same_figures(tmp_path):
                            for s in scenarios]}
     results["results"][0]["judgment"] = {"severity": "ERROR", "error": "timeout"}
     predictions = ag.predictions_from_results(results, scenarios)
-    scores = ag.agreement(ag.tasks_from_scenarios(scenarios), predictions, b=200)
+    scores = ag.agreement(tasks_from_scenarios(scenarios), predictions, b=200)
     assert scores["micro"] == pytest.approx(14 / 15) and scores["coverage"] == pytest.approx(14 / 15)
     assert scores["judgments"] == 2
     pairs = list(zip(scenarios, results["results"]))

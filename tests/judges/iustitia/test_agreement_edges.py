@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from auditpacks.core.errors import PackError
-from auditpacks.judges.iustitia.agreement import (agreement, headline, read_predictions,
-                                                  tasks_from_scenarios)
+from auditpacks.judges.iustitia.agreement import agreement, headline, read_predictions
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 
 # three judgments (V1..V3), two questions (Q1, Q2)
 TASKS = [

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from auditpacks.judges.iustitia import agreement as ag
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from tests.support.iustitia import FIXTURE
 
 # six judgments (V1..V6); Q2 asked only of V1 and V4, so many resamples hold no Q2 task
@@ -74,7 +75,7 @@ def test_a_result_marked_error_anywhere_holds_no_prediction():
 
 def test_scenarios_without_an_answer_key_are_skipped_not_the_end():
     ungraded = {"name": "u", "decision": {"criteria": {"y": 1}}}
-    assert [t["task_id"] for t in ag.tasks_from_scenarios([_named("a"), ungraded, _named("b")])] == ["a", "b"]
+    assert [t["task_id"] for t in tasks_from_scenarios([_named("a"), ungraded, _named("b")])] == ["a", "b"]
 
 
 def test_report_lines_word_for_word():

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from auditpacks.judges.iustitia.agreement import agreement, headline, tasks_from_scenarios
+from auditpacks.judges.iustitia.agreement import agreement, headline
+from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.judges.iustitia.export import export_predictions
 from auditpacks.judges.iustitia.report import answer, per_question, section
 from tests.support.hand_runs import choice_result, error_result

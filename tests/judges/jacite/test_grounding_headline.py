@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from scipy.stats import binomtest
 
-from auditpacks.judges.jacite.grounding import grounding_verdict, headline, load_registry
+from auditpacks.judges.jacite.grounding import grounding_verdict, headline
+from auditpacks.packs.jacite.registry import load_registry
 
 MINPO = "129AC0000000089"
 

@@ -7,8 +7,8 @@ import pytest
 from scipy.stats import bootstrap, fisher_exact
 
 from auditpacks.core.errors import PackError
-from auditpacks.judges.jacite.grounding import (ground_reply, grounding_verdict, headline, load_registry, make_judge,
-                                                registry_to_manifest)
+from auditpacks.judges.jacite.grounding import ground_reply, grounding_verdict, headline, make_judge
+from auditpacks.packs.jacite.registry import load_registry, registry_to_manifest
 
 MINPO = "129AC0000000089"
 

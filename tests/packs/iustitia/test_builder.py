@@ -9,7 +9,7 @@ import pytest
 from simpleaudit.decision import validate_decision
 
 from auditpacks.packs.checks import ERROR, WARN, check_pack
-from auditpacks.packs.iustitia.source import SECTION_KEYS
+from auditpacks.packs.iustitia.tasks import SECTION_KEYS
 from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import load_pack
 from tests.support.iustitia import build_pack, copy_source, manifest, rows

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from auditpacks.packs.iustitia.source import OPTIONAL, REQUIRED, open_source
+from auditpacks.packs.iustitia.source import open_source
+from auditpacks.packs.iustitia.tasks import OPTIONAL, REQUIRED
 from auditpacks.core.errors import PackError
 from tests.support.iustitia import FIXTURE, build_pack, copy_source, parquet_source, rows, write_rows
 

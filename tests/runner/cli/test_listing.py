@@ -16,14 +16,14 @@ def test_lists_benchmarks_packs_and_runs_once(tmp_path, capsys):
     (tmp_path / ".venv" / "x.run.json").write_text("{}", encoding="utf-8")  # hidden folders are not searched
     assert main(["list", str(tmp_path), "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
-    assert [b["name"] for b in listing["benchmarks"]] == ["jacite", "iustitia", "icj"]
+    assert [b["name"] for b in listing["benchmarks"]] == ["icj", "iustitia", "jacite"]  # by name
     assert [(os.path.basename(p["pack"]), p["scenarios"]) for p in listing["packs"]] == [("alpha.json", 4),
                                                                                           ("beta.json", 4)]
     assert [os.path.basename(r["run"]) for r in listing["runs"]] == [f"run{i}" for i in range(1, 7)]
     assert listing["runs"][5]["errors"] == 1 and listing["runs"][4]["model"] == "n"
     assert main(["list", str(tmp_path)]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("benchmarks:\n  jacite") and text.count(" · choice_match · ") == 6
+    assert text.startswith("benchmarks:\n  icj") and text.count(" · choice_match · ") == 6
 
 
 def test_a_missing_folder_is_one_line(tmp_path, capsys):

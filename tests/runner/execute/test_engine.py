@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.engine import build_engine, judge_config, judge_name
 from auditpacks.runner.targets.contract import RunTarget
 

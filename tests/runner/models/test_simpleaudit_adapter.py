@@ -10,7 +10,7 @@ from auditpacks.judges.base import code_judge
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.models import simpleaudit_adapter
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_openai import FakeOpenAI
@@ -31,9 +31,9 @@ def engine_for(server: FakeOpenAI, seen: list):
                    max_turns=1, max_retries=0, show_progress=False).engine
 
 
-def run(engine) -> tuple[object, turns.ScenarioLog]:
+def run(engine) -> tuple[object, scenario_log.ScenarioLog]:
     async def go():
-        log = turns.begin(key="s1")
+        log = scenario_log.begin(key="s1")
         return await simpleaudit_adapter.run_scenario(engine, ARGUMENTS, params={"temperature": 0.0},
                                                       before_judge=log.annotate), log
     return asyncio.run(go())
@@ -73,3 +73,12 @@ def test_role_models_replace_simpleaudits_clients_and_the_judge_schema_is_bounde
     assert schema == {"type": "array", "maxItems": 2} and not fell_back
     _, schema, _, fell_back = engine._resolve_judge_spec("p", {"type": "array"}, None, True, [])
     assert schema is None and fell_back   # no expectations: simpleaudit's default judge, unbounded
+
+
+def test_a_decision_targets_own_client_is_read_through_the_adapter():
+    from simpleaudit import DecisionTarget
+
+    given = object()
+    assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m",
+                                                              client=given)) is given
+    assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m")) is None

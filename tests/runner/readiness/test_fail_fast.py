@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.readiness.fail_fast import FailFast
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import journal_entries, run_here

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.readiness.model_setup import build_roles, make_target
 from auditpacks.runner.models.providers.anyllm_api import AnyLLMChatAPI
 from auditpacks.runner.targets.chat_target import ChatTarget

@@ -5,7 +5,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers.checks import check_reachable
 from auditpacks.runner.serving.loopback import LoopbackServer
 

@@ -14,7 +14,8 @@ import pytest
 
 from pathlib import Path
 
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.readiness.model_setup import build_roles
 from auditpacks.runner.models.providers.checks import check_anyllm, check_openai, missing_extra
 from auditpacks.runner.readiness.preflight import check_decision, check_roles

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.readiness.readiness import join_late, probe, served_identity, wait_first
 from auditpacks.runner.models.endpoints import EndpointPool
 from tests.support.fake_openai import FakeOpenAI

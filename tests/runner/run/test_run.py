@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.run.run import decision_target, open_cache
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.systemone.batching import BatchedDecisionTarget

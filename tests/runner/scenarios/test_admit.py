@@ -8,7 +8,8 @@ import pytest
 from auditpacks.core import redact
 from auditpacks.packs.checks import ERROR, WARN, Finding
 from auditpacks.runner.scenarios.admit import admit
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.scenarios.scenario_source import open_pack
 from tests.support.tiny_pack import write_pack
 

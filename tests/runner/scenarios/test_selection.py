@@ -13,7 +13,7 @@ import pytest
 from auditpacks.core.errors import PackError
 from auditpacks.packs.pack import Pack
 from auditpacks.runner.scenarios import selection
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.store.journal import scenario_key
 from auditpacks.runner.scenarios.shard import ShardSpec, assign, document_key, parse_spec, produced, take
 

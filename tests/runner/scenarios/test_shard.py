@@ -7,7 +7,7 @@ import json
 import pytest
 
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.scenarios.shard import assign, document_key, parse_spec, take
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here, start_child

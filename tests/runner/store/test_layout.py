@@ -8,7 +8,8 @@ import pytest
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, run_id
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.store.layout import (guard_folder, open_run_folder, results_name, run_folder,
                                                 run_settings, runs_index)
 

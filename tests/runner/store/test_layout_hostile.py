@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME
-from auditpacks.runner.settings.config import RunError
+from auditpacks.runner.models.errors import RunError
 from tests.runner.store.test_layout import SHA, WHEN, open_here
 
 KEY = {"fingerprint": "fp1", "pack_sha256": SHA, "shard": None, "model": "m"}

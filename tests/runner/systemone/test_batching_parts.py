@@ -9,7 +9,7 @@ from simpleaudit import DecisionTarget
 
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.systemone.batching import BatchedDecisionTarget, answer_response, compact, share
 from auditpacks.runner.systemone.decision import SingleDecisionTarget
 from auditpacks.runner.systemone.api import SystemOneAPI
@@ -89,7 +89,7 @@ async def prefetch_and_ask(target: BatchedDecisionTarget) -> dict:
     await target.prefetch([scenario("a", "A"), scenario("b", "A")], ["ka", "kb"])
 
     async def ask(key):  # in its own task, so in its own scenario log
-        turns.begin(key=key)
+        scenario_log.begin(key=key)
         return await target.send(user="q")
     try:
         return {key: await asyncio.create_task(ask(key)) for key in ("kb", "ka")}

@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from auditpacks.runner.serving.loopback import LoopbackServer
-from auditpacks.runner.systemone.serve_decision import DecisionServer, Upstream, question_messages, render_state
+from auditpacks.runner.systemone.decision_upstream import Upstream, question_messages, render_state
+from auditpacks.runner.systemone.serve_decision import DecisionServer
 from auditpacks.runner.systemone.protocol import SystemOneError, check_response, choice_answer, label_probabilities, parse_request
 from tests.support.paths import ROOT
 

@@ -9,7 +9,7 @@ import pytest
 from auditpacks.runner.models.model import Model, ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.context_fit import PromptTooLong
 
@@ -33,9 +33,9 @@ class Recorder(ModelAPI):
         return self.reply
 
 
-def send(target: ChatTarget, **log) -> tuple[object, turns.ScenarioLog]:
+def send(target: ChatTarget, **log) -> tuple[object, scenario_log.ScenarioLog]:
     async def go():
-        scenario = turns.begin(**log)
+        scenario = scenario_log.begin(**log)
         return await target.send(system="Be brief.", user="Guilty?", documents=["The judgment."],
                                  params={"temperature": 0.0}), scenario
     return asyncio.run(go())
@@ -64,7 +64,7 @@ def test_the_stock_layout_adds_nothing_to_the_cache_key_and_the_round_does():
 
 def test_a_prompt_too_long_is_noted_for_skip_oversize_and_still_raised():
     async def go():
-        log = turns.begin()
+        log = scenario_log.begin()
         with pytest.raises(PromptTooLong):
             await ChatTarget(Model(Recorder(None), policy=RetryPolicy())).send(user="long")
         return log

@@ -6,7 +6,7 @@ import asyncio
 
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.model_client import RoleModel, RoleSettings
 from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_openai import FakeOpenAI
@@ -22,7 +22,7 @@ def test_a_judge_call_uses_the_roles_settings_and_is_logged_with_its_cut():
         role = judge(server, max_tokens=16)
 
         async def go():
-            log = turns.begin()
+            log = scenario_log.begin()
             out = await role.acompletion(model="ignored", messages=[{"role": "user", "content": "grade"}],
                                          stream=False, temperature=0.7, max_completion_tokens=5,
                                          response_format={"type": "json_object"})

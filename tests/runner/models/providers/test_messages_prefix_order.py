@@ -13,11 +13,12 @@ from simpleaudit import ModelAuditor
 
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.scenario import make_scenario
-from auditpacks.runner.settings.config import RunConfig, RunError
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order, resolve_slot_pinning
 from auditpacks.runner.models.providers import chat_model
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.messages import document_first_messages, flat_messages, stock_messages
 from tests.support.fake_openai import FakeOpenAI
@@ -164,7 +165,7 @@ def test_a_second_question_on_one_document_comes_from_the_servers_cache(embedded
     server_tokens = target.model.api.server_tokens
 
     async def ask(question: str) -> dict[str, int]:
-        turns.begin(lane=0)
+        scenario_log.begin(lane=0)
         before = dict(server_tokens)
         await target.send(system="Answer briefly.", user=question, documents=[document],
                           params={"temperature": 0.0, "max_tokens": 2})

@@ -14,7 +14,7 @@ from auditpacks.runner.models.cache import ResponseCache
 from tests.support.ollama_api import OllamaAPI
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.models.providers import context_fit
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.ollama_native import OllamaChatAPI, model_facts
@@ -100,7 +100,7 @@ def test_the_model_digest_is_part_of_the_cache_key(tmp_path):
     api._client = SimpleNamespace(chat=chat)
 
     async def send():
-        log = turns.begin()
+        log = scenario_log.begin()
         reply = await target.send(system=None, user="q?", params={"temperature": 0.0})
         return reply, log
 

@@ -53,7 +53,3 @@ def test_only_the_official_endpoint_is_official_openai():
     assert official_openai(None, "https://api.openai.com/v1")
     assert not official_openai("openai", "http://localhost:8000/v1")
     assert not official_openai("openrouter", "https://api.openai.com/v1")
-
-
-def test_public_url_is_the_one_in_core():
-    assert providers.public_url("http://user:pw@host:1/v1") == "http://host:1/v1"

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from auditpacks.judges.compare import compare_ratios, paired_row
 from auditpacks.judges.figures import Cell, Column, Plot, Section, Table, question_group
-from auditpacks.judges.toy.grader import figures
+from .grader import figures
 
 
 def headline(run, round_index: int = 0) -> list:

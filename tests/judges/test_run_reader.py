@@ -10,7 +10,7 @@ import pytest
 from auditpacks.core.errors import UserError
 from auditpacks.core.record import PackRef, Round, RunRecord
 from auditpacks.core.results import Result
-from auditpacks.judges.run_files import graded_results, model_of, read_run, record_of
+from auditpacks.judges.run_reader import graded_results, model_of, read_run, record_of
 from auditpacks.runner.cli.main import main
 
 

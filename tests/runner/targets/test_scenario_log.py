@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from auditpacks.runner.models.reply import Reply
-from auditpacks.runner.targets import turns
+from auditpacks.runner.targets import scenario_log
 
 
 def test_the_transcript_gets_the_facts_to_grade_and_keeps_the_reasoning():
-    log = turns.ScenarioLog(replies=[Reply("a", reasoning="r", finish_reason="length"), Reply("b")])
+    log = scenario_log.ScenarioLog(replies=[Reply("a", reasoning="r", finish_reason="length"), Reply("b")])
     conversation = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"},
                     {"role": "user", "content": "q2"}, {"role": "assistant", "content": "b"}]
     log.annotate(conversation)
     assert conversation[1] == {"role": "assistant", "content": "a", "reasoning": "r", "finish_reason": "length"}
     assert conversation[3] == {"role": "assistant", "content": "b"}
-    log.annotate(conversation, turns.STORED)
+    log.annotate(conversation, scenario_log.STORED)
     assert conversation[1] == {"role": "assistant", "content": "a", "reasoning": "r"}
     unaligned = [{"role": "assistant", "content": "a"}]
     log.annotate(unaligned)
@@ -21,9 +21,10 @@ def test_the_transcript_gets_the_facts_to_grade_and_keeps_the_reasoning():
 
 
 def test_an_ungraded_judgment_gets_the_judges_raw_reply_and_its_cut():
-    log = turns.ScenarioLog(judge_replies=[{"text": '{"verdict": "cor', "finish_reason": "length", "max_tokens": 8}])
+    log = scenario_log.ScenarioLog(
+        judge_replies=[{"text": '{"verdict": "cor', "finish_reason": "length", "max_tokens": 8}])
     judgment = {"severity": "ungraded", "ungraded_reason": "unparseable"}
-    turns.explain_ungraded(judgment, log)
+    scenario_log.explain_ungraded(judgment, log)
     assert judgment == {"severity": "ungraded", "judge_reply": '{"verdict": "cor',
                         "ungraded_reason": "unparseable; the reply stopped at the output cap (8 tokens)"}
 
@@ -31,13 +32,14 @@ def test_an_ungraded_judgment_gets_the_judges_raw_reply_and_its_cut():
 def test_a_reply_cut_at_the_cap_flags_the_result_truncated_for_any_benchmark():
     for judge_fields in ({"severity": "pass", "n_invented": 0}, {"choice": "A", "correct": True}):
         result = {"judgment": dict(judge_fields)}
-        turns.flag_truncated(result, turns.ScenarioLog(replies=[Reply("a"), Reply("b", finish_reason="length")]))
+        scenario_log.flag_truncated(
+            result, scenario_log.ScenarioLog(replies=[Reply("a"), Reply("b", finish_reason="length")]))
         assert result["judgment"] == {**judge_fields, "truncated": True}
         whole = {"judgment": dict(judge_fields)}
-        turns.flag_truncated(whole, turns.ScenarioLog(replies=[Reply("a", finish_reason="stop")]))
+        scenario_log.flag_truncated(whole, scenario_log.ScenarioLog(replies=[Reply("a", finish_reason="stop")]))
         assert "truncated" not in whole["judgment"]
     failed = {"judgment": None}
-    turns.flag_truncated(failed, turns.ScenarioLog(replies=[Reply("a", finish_reason="length")]))
+    scenario_log.flag_truncated(failed, scenario_log.ScenarioLog(replies=[Reply("a", finish_reason="length")]))
     assert failed == {"judgment": None}
 
 

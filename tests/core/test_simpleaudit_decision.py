@@ -6,7 +6,7 @@ import sys
 
 PROBE = """
 import json, sys
-from auditpacks.core.light import simpleaudit_decision
+from auditpacks.core.simpleaudit_decision import simpleaudit_decision
 module = simpleaudit_decision()
 alone = {"file": module.__file__, "heavy": "simpleaudit" in sys.modules, "again": simpleaudit_decision() is module,
          "validates": callable(getattr(module, "validate_decision", None))}
