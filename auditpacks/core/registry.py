@@ -37,6 +37,7 @@ class Paired:
     statistic: str
     detail: str = ""
     cluster: str | None = None   # ``cluster(scenario) -> str``: the unit a scenario belongs to (small-sample warnings)
+    group: str | None = None     # ``group(scenario) -> str``: the group figures are computed per (warned per group)
 
     @property
     def method(self) -> str:
@@ -95,7 +96,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         figures="auditpacks.judges.jacite.figures:figures",
         report="auditpacks.judges.jacite.report",
         paired=Paired("question", "auditpacks.judges.jacite.paired:compare",
-                      cluster="auditpacks.judges.jacite.paired:cluster"),
+                      cluster="auditpacks.judges.jacite.paired:cluster",
+                      group="auditpacks.judges.jacite.paired:language"),
         rescore="auditpacks.judges.jacite.rescore",
         export="auditpacks.judges.jacite.export",
         registry="auditpacks.packs.jacite.egov",
