@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 from dataclasses import asdict
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
@@ -81,9 +81,11 @@ def _count(counts: dict[str, int], trace: Mapping[str, Any]) -> None:
 
 
 def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: ToolSetup, *, out: Path, stem: str,
-                   fresh: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                   fresh: bool = False, on_done: Callable[[dict[str, Any]], None] | None = None
+                   ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run each scenario, grade its final reply, write results, traces and the condition's info; the counts and
-    the results. Each cutoff's snapshot lands in ``setup.condition.snapshots``."""
+    the results. Each cutoff's snapshot lands in ``setup.condition.snapshots``; ``on_done`` gets each result
+    (resumed ones too) as it is ready (progress)."""
     condition = setup.condition.name
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,6 +107,8 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: To
             _append(journal, {"condition": condition, "result": result, "trace": trace})
         results.append(result)
         traces.append(trace)
+        if on_done is not None:
+            on_done(result)
         _count(counts, trace)
         if trace.get("cutoff") and trace.get("snapshot"):
             setup.condition.snapshots[trace["cutoff"]] = trace["snapshot"]
