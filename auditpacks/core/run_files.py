@@ -16,7 +16,7 @@ A run writes, under one stem (the model's file name):
 Without ``--out``, each run has its own folder under the pack's folder, named by its run id
 (:func:`run_id`: the model's stem, the judge or decision, the settings that set it apart, the start
 time); the pack's folder keeps ``runs.json``, the index of its runs and their settings, and
-``latest``, a link to the run started last.
+``latest``, a link to the run that finished last.
 
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.

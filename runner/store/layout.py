@@ -2,8 +2,9 @@
 
 Without ``--out``, every run gets its own folder ``results/<pack>/<run id>/`` (the pack file's
 stem; the run id from :func:`auditpacks.core.run_files.run_id`). The pack's folder keeps an index
-of its runs (``runs.json``: id, settings fingerprint, pack sha256, shard, model, start) and a link
-``latest`` to the run started last. A rerun with the same settings (same fingerprint, pack and
+of its runs (``runs.json``: id, settings fingerprint, pack sha256, shard, model, start, finish) and a
+link ``latest`` to the run that finished last (:func:`mark_finished`; a run still going is not
+``latest``, so commands naming ``latest`` read a finished run). A rerun with the same settings (same fingerprint, pack and
 shard) resumes the latest run with them; other settings, or ``--fresh``, start a new run beside it.
 
 With ``--out DIR`` the run's files go in ``DIR`` itself (shards and cluster jobs name their
@@ -29,7 +30,7 @@ from auditpacks.core.record import RunRecord
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, plain_name, record_name, results_name, run_id
 from auditpacks.runner.settings.config import RunConfig, RunError
 
-__all__ = ["DEFAULT_ROOT", "guard_folder", "open_run_folder", "pack_folder", "results_name", "run_folder",
+__all__ = ["DEFAULT_ROOT", "guard_folder", "mark_finished", "open_run_folder", "pack_folder", "results_name", "run_folder",
            "run_settings", "runs_index"]
 
 DEFAULT_ROOT = Path("results")
@@ -111,8 +112,22 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
         (root / name).mkdir(parents=True)
         atomic_write_json(root / INDEX_NAME, {"runs": [*runs, {"id": name, **key,
                                                                "started": started.isoformat(timespec="seconds")}]})
-        _point_latest(root, name)
     return root / name
+
+
+def mark_finished(config: RunConfig, folder: Path, when: dt.datetime) -> None:
+    """Record in the pack folder's index that the run in ``folder`` finished, and point ``latest`` at it (the
+    run that finished last; a run still going is never ``latest``). Nothing to do with ``--out``."""
+    if config.out is not None:
+        return
+    root = pack_folder(config.pack)
+    with _index_lock(root):
+        runs = runs_index(root)
+        for entry in runs:
+            if entry["id"] == Path(folder).name:
+                entry["finished"] = when.isoformat(timespec="seconds")
+        atomic_write_json(root / INDEX_NAME, {"runs": runs})
+        _point_latest(root, Path(folder).name)
 
 
 @contextlib.contextmanager
