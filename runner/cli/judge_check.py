@@ -135,7 +135,11 @@ def print_report(data: dict[str, Any], benchmark: str, path: Path) -> None:
         value = "n/a" if row["flip_rate"] is None else f"{row['flip_rate']:.0%}"
         print(f"  probe '{row['probe']}': {row['flips']}/{row['pairs']} verdicts flipped = {value}, "
               f"95% Wilson {interval(row['wilson95'])}")
+    for row in data.get("skipped_probes") or []:
+        print(f"  probe '{row['probe']}': skipped on {row['skipped']} of {row['of']} items ({row['why']})")
     verdict = "QUALIFIED" if data["qualified"] else "NOT QUALIFIED"
-    print(f"{verdict} (bar: {json.dumps(data['bar'])}); written to {path}")
+    caveat = " on what was measured (see the skipped probes above)" if data["qualified"] and data.get(
+        "skipped_probes") else ""
+    print(f"{verdict}{caveat} (bar: {json.dumps(data['bar'])}); written to {path}")
     for reason in data["reasons"]:
         print(f"  - {reason}")
