@@ -19,7 +19,7 @@ from auditpacks.core.errors import UserError
 from auditpacks.core.io import read_json
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, RECORD_SUFFIX
+from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, RECORD_SUFFIX
 from auditpacks.runner.store.layout import runs_index
 from auditpacks.runner.store.lock import held
 
@@ -82,7 +82,7 @@ def runs(found: list[Path]) -> list[dict[str, Any]]:
     ``running``, or ``stopped`` when no process writes them any more. ``latest``: its folder's link names it."""
     out = []
     for path in found:
-        if path.name == INDEX_NAME:
+        if path.name == INDEX_NAME or path.name == OLD_INDEX_NAME and not (path.parent / INDEX_NAME).exists():
             out += _unrecorded(path.parent)
         if not path.name.endswith(RECORD_SUFFIX):
             continue

@@ -2,7 +2,7 @@
 
 Without ``--out``, every run gets its own folder ``results/<pack>/<run id>/`` (the pack file's
 stem; the run id from :func:`auditpacks.core.run_files.run_id`). The pack's folder keeps an index
-of its runs (``runs.json``: id, settings fingerprint, pack sha256, shard, model, start, finish) and a
+of its runs (``runs.jsonl``, one JSON line; ``runs.json`` of earlier runs is read too: id, settings fingerprint, pack sha256, shard, model, start, finish) and a
 link ``latest`` to the run that finished last (:func:`mark_finished`; a run still going is not
 ``latest``, so commands naming ``latest`` read a finished run). A rerun with the same settings (same fingerprint, pack and
 shard) resumes the latest run with them; other settings, or ``--fresh``, start a new run beside it.
@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_json, read_json
+from auditpacks.core.io import atomic_write_text, read_json
 from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, plain_name, record_name, results_name, run_id
+from auditpacks.core.run_files import (INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, existing, one_line_json, plain_name,
+                                      record_name, results_name, run_id)
 from auditpacks.runner.settings.config import RunConfig, RunError
 
 __all__ = ["DEFAULT_ROOT", "guard_folder", "mark_finished", "open_run_folder", "pack_folder", "results_name", "run_folder",
@@ -67,7 +68,7 @@ def run_settings(config: RunConfig) -> list[str]:
 
 def runs_index(folder: Path) -> list[dict[str, Any]]:
     """The runs listed in a pack folder's index, oldest first ([] when there is none)."""
-    path = Path(folder) / INDEX_NAME
+    path = existing(folder, INDEX_NAME, OLD_INDEX_NAME)
     if not path.is_file():
         return []
     try:
@@ -110,8 +111,7 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
             number += 1
             name = f"{base}-{number}"
         (root / name).mkdir(parents=True)
-        atomic_write_json(root / INDEX_NAME, {"runs": [*runs, {"id": name, **key,
-                                                               "started": started.isoformat(timespec="seconds")}]})
+        _write_index(root, [*runs, {"id": name, **key, "started": started.isoformat(timespec="seconds")}])
     return root / name
 
 
@@ -126,8 +126,14 @@ def mark_finished(config: RunConfig, folder: Path, when: dt.datetime) -> None:
         for entry in runs:
             if entry["id"] == Path(folder).name:
                 entry["finished"] = when.isoformat(timespec="seconds")
-        atomic_write_json(root / INDEX_NAME, {"runs": runs})
+        _write_index(root, runs)
         _point_latest(root, Path(folder).name)
+
+
+def _write_index(root: Path, runs: list[dict[str, Any]]) -> None:
+    """``runs.jsonl``: the index as one JSON line (an index of the earlier name, ``runs.json``, is replaced)."""
+    atomic_write_text(root / INDEX_NAME, one_line_json({"runs": runs}))
+    (root / OLD_INDEX_NAME).unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -23,8 +23,8 @@ from typing import Any, Callable, Mapping
 
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import appendable, atomic_write_json, atomic_write_text, iter_jsonl
-from auditpacks.core.run_files import ERROR, is_error, results_name, tool_run_names
+from auditpacks.core.io import appendable, atomic_write_text, iter_jsonl
+from auditpacks.core.run_files import ERROR, is_error, one_line_json, results_name, tool_run_names
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.tools.tool_loop import ToolLoop
 
@@ -115,8 +115,8 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: To
     write_results(out / results_name(stem), [slim_result(r) for r in results], results)
     atomic_write_text(out / traces_name, "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
                                                             for t in traces))
-    atomic_write_json(out / tools_name, {**setup.info, **asdict(setup.condition), "condition": condition,
-                                                     "counts": counts})
+    atomic_write_text(out / tools_name, one_line_json({**setup.info, **asdict(setup.condition),
+                                                       "condition": condition, "counts": counts}))
     return counts, results
 
 

@@ -135,3 +135,20 @@ def test_latest_names_the_run_that_finished_last_never_one_still_going(tmp_path,
     assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
     mark_finished(RunConfig(pack=Path("packs/p.json"), out=Path("mine")), Path("mine"), WHEN)   # --out: no index
     assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
+
+
+def test_the_index_is_one_json_line_and_an_index_of_the_earlier_name_is_read_and_replaced(tmp_path, monkeypatch):
+    import json
+
+    root = tmp_path / "results" / "p"
+    root.mkdir(parents=True)
+    (root / "m-choice-1203-071530").mkdir()
+    (root / "runs.json").write_text(json.dumps({"runs": [{"id": "m-choice-1203-071530", "fingerprint": "fp1",
+                                                          "pack_sha256": SHA, "shard": None, "model": "m"}]},
+                                               indent=2), encoding="utf-8")
+    assert open_here(tmp_path, monkeypatch) == Path("results/p/m-choice-1203-071530")   # resumed from runs.json
+    other = open_here(tmp_path, monkeypatch, "fp2")
+    assert not (root / "runs.json").exists()
+    text = (root / INDEX_NAME).read_text(encoding="utf-8")
+    assert INDEX_NAME == "runs.jsonl" and text.count("\n") == 1
+    assert [e["id"] for e in json.loads(text)["runs"]] == ["m-choice-1203-071530", other.name]
