@@ -21,7 +21,7 @@ def test_overview_rows_and_no_font_note_without_cjk(tmp_path, monkeypatch, capsy
     write_six_runs(tmp_path)
     text = report_md(tmp_path, monkeypatch, capsys)
     assert text.index("## Runs") < text.index("## Headline figures")
-    assert "| n · beta.json · temperature 0 · seed 0 | closed questions (Iustitia Marigonae style) | 4 | 0 | " \
+    assert "| n · beta.json | closed questions (Iustitia Marigonae style) | 4 | 0 | " \
            "agreement (micro) | 50.0% |" in text
     assert NOTE not in text
 
