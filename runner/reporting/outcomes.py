@@ -60,13 +60,16 @@ def documents(scenario: Mapping[str, Any], result: Mapping[str, Any]) -> list[st
     return [d.get("text", "") if isinstance(d, Mapping) else str(d) for d in docs]
 
 
+#: Shown after a reply that stopped at the output-token cap (its judgment's ``truncated``), for every benchmark.
+CUT_MARK = "[stopped at the output-token cap: the answer may be cut short]"
+
 #: The most characters of one reply a report shows (the results file keeps what the run stored).
 MAX_REPORT_REPLY_CHARS = 20_000
 
 
 def reply(result: Mapping[str, Any]) -> str:
     """The last reply, cut at :data:`MAX_REPORT_REPLY_CHARS` with a note; a decision model's structured
-    answer is shown as JSON after its text."""
+    answer is shown as JSON after its text; a reply stopped at the token cap ends with :data:`CUT_MARK`."""
     last = last_reply(result.get("conversation") or [])
     text = _text(last.get("content"))
     if len(text) > MAX_REPORT_REPLY_CHARS:
@@ -74,6 +77,8 @@ def reply(result: Mapping[str, Any]) -> str:
                 "the results file]")
     if isinstance(last.get("decision"), Mapping):
         text += "\n" + json.dumps(last["decision"], ensure_ascii=False, sort_keys=True)
+    if (result.get("judgment") or {}).get("truncated"):
+        text += "\n" + CUT_MARK
     return text
 
 
