@@ -35,3 +35,11 @@ def test_a_japanese_reply_brings_the_font_note(tmp_path, monkeypatch, capsys):
     assert NOTE in report_md(tmp_path, monkeypatch, capsys)
     assert [has_cjk(t) for t in ("民法", "ひらがな", "한국어", "Straße", None)] == \
         [True, True, True, False, False]
+
+
+def test_a_runs_badge_line_carries_one_set_of_figures(tmp_path, monkeypatch, capsys):
+    write_six_runs(tmp_path)
+    text = report_md(tmp_path, monkeypatch, capsys)
+    # run1: 3 of 4 correct, 1 wrong; simpleaudit's severity score is left to the run record and --json
+    assert "closed questions (Iustitia Marigonae style), judge choice_match, 4 scenarios: correct 3, wrong 1." in text
+    assert "simpleaudit score" not in text
