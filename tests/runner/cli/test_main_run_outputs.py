@@ -180,4 +180,7 @@ def test_every_json_file_a_run_leaves_is_a_results_file_or_the_run_record(tmp_pa
     assert names == [f"{folder}/m.json", f"{folder}/m.run.json"]
     assert len(AuditResults.load(str(root / folder / "m.json"))) == 3
     assert {p.name for p in (root / folder).iterdir()} >= {"m.progress.jsonl", "m.journal.jsonl"}
-    assert (root / "runs.jsonl").is_file()
+    index = json.loads((root / "runs.jsonl").read_text(encoding="utf-8"))
+    assert isinstance(index["runs"], list)      # not an experiment's {"runs": {model: [...]}} either
+    raw = json.loads((root / folder / "m.run.json").read_text(encoding="utf-8"))
+    assert "results" not in raw and "runs" not in raw
