@@ -13,7 +13,7 @@ percentile interval, replicates that are undefined are dropped).
   every replicate).
 
 :func:`paired_row` is one compared figure as ``compare`` prints it; a benchmark's
-``paired.compare`` returns a list of them.
+``paired.compare`` returns a list of them, and :mod:`auditpacks.judges.significance` decides each.
 """
 
 from __future__ import annotations
@@ -36,12 +36,13 @@ def _difference(point: float, low: float, high: float) -> dict[str, Any]:
 
 
 def paired_row(figure: str, stats: Mapping[str, Any] | None, p: float | None = None, *,
-               tested: bool = False) -> dict[str, Any]:
-    """One compared figure from a statistic's ``{"a", "b", "diff", "ci"}``; ``tested``: a test's p belongs to
-    it (None then means undefined, n/a)."""
+               tested: bool = False, clusters: int | None = None, test: str = "McNemar") -> dict[str, Any]:
+    """One compared figure from a statistic's ``{"a", "b", "diff", "ci"}``; ``tested``: a test's p (``test``
+    names it) belongs to it (None then means undefined, n/a); ``clusters``: how many the interval resampled."""
     stats = stats or {}
     return {"figure": figure, "a": stats.get("a"), "b": stats.get("b"), "diff": stats.get("diff"),
-            "ci": stats.get("ci"), "p": p, "tested": tested, "note": ""}
+            "ci": stats.get("ci"), "p": p, "tested": tested, "test": test if tested else None,
+            "clusters": clusters, "note": ""}
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float | None:

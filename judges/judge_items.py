@@ -71,6 +71,23 @@ def reordered(item: CalibrationItem) -> CalibrationItem | None:
                                scenario=scenario)
 
 
+#: Every bias probe, and why one is skipped for an item it cannot be made from.
+PROBES = {LONGER: "", REORDERED: "the prompt lists no options to reorder, so option-order bias is not measured"}
+
+
+def skipped_probes(items: Iterable[CalibrationItem]) -> list[dict[str, Any]]:
+    """Each probe not made from every core item: ``{"probe", "skipped", "of", "why"}`` (``skipped == of``: the
+    probe was not run at all, so that bias is not measured)."""
+    items = list(items)
+    core = [i for i in items if i.probe is None]
+    out = []
+    for probe, why in PROBES.items():
+        made = len({i.base for i in items if i.probe == probe})
+        if core and made < len(core):
+            out.append({"probe": probe, "skipped": len(core) - made, "of": len(core), "why": why})
+    return out
+
+
 def with_probes(core: Iterable[CalibrationItem]) -> list[CalibrationItem]:
     """The core items, then a ``longer`` probe of each, then a ``reordered`` probe of each that lists options."""
     core = list(core)

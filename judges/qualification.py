@@ -6,7 +6,9 @@ failed) and reports, per kind of core item (what it expects), the agreement with
 verdict and its 95% Wilson interval, Cohen's kappa over the graded core items (scikit-learn),
 the share left ungraded, and for each bias probe the verdict flip rate against its base item
 with its Wilson interval. A judge is **qualified** only when every figure clears :data:`BAR`;
-otherwise each shortfall is one reason.
+otherwise each shortfall is one reason. A probe that could not be made from every item (the option-order
+probe where prompts list no options, as jacite's) is recorded in ``skipped_probes`` with why, and
+``not_measured`` says it in words: a qualification never rests silently on a probe that did not run.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
-from auditpacks.judges.judge_items import CalibrationItem
+from auditpacks.judges.judge_items import CalibrationItem, skipped_probes
 from auditpacks.judges.stats import wilson_interval
 
 #: The bar (docs/judges.md): lowest Wilson 95% lower bound of the agreement on any kind of core item, lowest
@@ -50,7 +52,10 @@ def assess(items: Sequence[CalibrationItem], verdicts: Mapping[str, str | None],
                  for probe in sorted({i.probe for i in items if i.probe})],
     }
     reasons = shortfalls(figures, bar)
-    return {"qualified": not reasons, "reasons": reasons, "bar": dict(bar), **figures}
+    skipped = skipped_probes(items)
+    return {"qualified": not reasons, "reasons": reasons, "bar": dict(bar), **figures, "skipped_probes": skipped,
+            "not_measured": [f"'{row['probe']}' probe skipped on {row['skipped']} of {row['of']} items: {row['why']}"
+                             for row in skipped]}
 
 
 def kappa(known: Sequence[str], judged: Sequence[str]) -> float | None:

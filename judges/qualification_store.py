@@ -62,7 +62,9 @@ def status_line(benchmark: str | None, judge: Mapping[str, Any], found: Mapping[
     if found is None:
         return f"{who}: unchecked on {benchmark} (run `auditpacks judge-check` to qualify it)"
     if found.get("qualified"):
-        return f"{who}: qualified on {benchmark} ({found.get('file')}, {found.get('created', '')})"
+        unmeasured = found.get("not_measured") or []
+        return f"{who}: qualified on {benchmark} ({found.get('file')}, {found.get('created', '')})" + (
+            f"; not measured: {'; '.join(unmeasured)}" if unmeasured else "")
     reasons = found.get("reasons") or ["below the bar"]
     return f"{who}: NOT qualified on {benchmark}: {reasons[0]}" + (
         f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else "")

@@ -5,7 +5,8 @@
 * **Few clusters:** a benchmark's intervals resample whole clusters (the unit of its paired
   comparison in :mod:`auditpacks.core.registry`: judgment, question or target); with fewer than
   :data:`FEW_CLUSTERS` of them an interval says almost nothing. A benchmark that warns about its
-  clusters itself (a warning naming the unit) is not warned twice.
+  clusters itself (a warning naming the unit) is not warned twice. Where figures are computed per
+  group (jacite's languages, the registry's ``Paired.group``), each group's clusters are counted too.
 
 The warnings join the headline's ``warnings``, which the summary prints as notes and the report shows
 in every benchmark's section.
@@ -33,8 +34,23 @@ def warnings(judge: str, scenarios: Iterable[Mapping[str, Any]], *, in_pack: int
     if paired is not None and paired.cluster and scenarios:
         key = load(paired.cluster)
         count = len({key(dict(s)) for s in scenarios})
-        plural = f"{paired.unit}s"
-        if count < FEW_CLUSTERS and not any(plural in w for w in existing):
-            out.append(f"only {count} {paired.unit if count == 1 else plural}: intervals that resample {plural} "
-                       f"say almost nothing with fewer than {FEW_CLUSTERS}")
+        if count < FEW_CLUSTERS and not any(f"{paired.unit}s" in w for w in existing):
+            out.append(few_clusters(count, paired.unit))
+        elif count >= FEW_CLUSTERS and paired.group:
+            out += _per_group(scenarios, key, load(paired.group), paired.unit)
     return out
+
+
+def _per_group(scenarios: list[Mapping[str, Any]], key, group, unit: str) -> list[str]:
+    """A warning per group (e.g. a language) whose own intervals rest on fewer than three clusters."""
+    clusters: dict[str, set[str]] = {}
+    for s in scenarios:
+        clusters.setdefault(group(dict(s)), set()).add(key(dict(s)))
+    return [few_clusters(len(keys), unit, name) for name, keys in sorted(clusters.items()) if len(keys) < FEW_CLUSTERS]
+
+
+def few_clusters(count: int, unit: str, where: str = "") -> str:
+    """The few-clusters warning for ``count`` clusters of ``unit`` (``where``: the figure or group it concerns)."""
+    plural = f"{unit}s"
+    return (f"{where + ': ' if where else ''}only {count} {unit if count == 1 else plural}: intervals that "
+            f"resample {plural} say almost nothing with fewer than {FEW_CLUSTERS}")

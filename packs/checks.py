@@ -41,7 +41,8 @@ TAXONOMY: dict[str, tuple[str, ...]] = {
 
 _JUDGE_NOTE = re.compile(r"^\s*(judge note|note to judge|dommernotat)", re.IGNORECASE)
 _SEVERITY_WORD = re.compile(r"(pass|low|medium|high|critical|bestått|lav|middels|høy|kritisk)", re.IGNORECASE)
-_REGISTER_ID = re.compile(r"\b[A-Z]{2,}-\d+\b")
+#: A register row's id (``AB-12``); not a part of a document symbol such as the UN's ``A/RES/ES-10/14``.
+_REGISTER_ID = re.compile(r"(?<![/\w-])[A-Z]{2,}-\d+\b(?!/)")
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++\.[\w.-]+")  # linear: starts only where a run starts
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -11,7 +11,7 @@ card's repository and file names in its entry): a local copy when there is one (
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
 line saying what to do. Same code as ``auditpacks run``; results go to
-``results/<pack>/<run id>/`` (``results/<pack>/latest`` is the newest run), and, as the card says,
+``results/<pack>/<run id>/`` (``results/<pack>/latest`` is the run finished last), and, as the card says,
 also to ``results/<model>.json`` (``qwen3:8b`` → ``qwen3_8b.json``; without ``--out``), so
 ``AuditResults.load("results/qwen3_8b.json")`` reads them.
 """

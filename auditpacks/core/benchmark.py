@@ -36,6 +36,7 @@ class Paired:
     statistic: str
     detail: str = ""
     cluster: str | None = None   # ``cluster(scenario) -> str``: the unit a scenario belongs to (small-sample warnings)
+    group: str | None = None     # ``group(scenario) -> str``: the group figures are computed per (warned per group)
 
     @property
     def method(self) -> str:

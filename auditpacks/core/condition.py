@@ -50,7 +50,7 @@ class ToolSetup:
     ``call(name, arguments)``, ``snapshot_id``) or None for no tools; ``grade(scenario, reply)`` the verdict
     of the final reply; ``judge`` the grader's registry name; ``system`` the instructions sent first and
     ``final_nudge`` the request for the final answer once the tool budget is spent; ``info`` facts for
-    the run's ``<stem>.tools.json`` (no keys)."""
+    the run's ``<stem>.tools.jsonl`` (no keys)."""
 
     condition: Condition
     toolbox_for: Callable[[Mapping[str, Any]], Any]

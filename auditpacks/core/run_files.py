@@ -5,18 +5,23 @@ A run writes, under one stem (the model's file name):
 * ``<stem>.json``: simpleaudit ``AuditResults`` of round 1 (``<stem>.round<N>.json`` for round N);
 * ``<stem>.run.json``: the run record;
 * ``<stem>.journal.jsonl``: finished scenarios, for resuming;
-* ``<stem>.progress.json``: how many scenarios the run has to finish and when it (re)started, for
+* ``<stem>.progress.jsonl``: how many scenarios the run has to finish and when it (re)started, for
   ``auditpacks status``;
 * a run under a tool condition also ``<stem>.traces.jsonl`` (every step of every scenario),
-  ``<stem>.tools.json`` (the condition's facts and counts) and ``<stem>.tools-journal.jsonl``.
+  ``<stem>.tools.jsonl`` (the condition's facts and counts) and ``<stem>.tools-journal.jsonl``.
 * for a results file too big for one file (:mod:`auditpacks.core.results_layout`): its further parts
   ``<stem>.part<K>.json`` (``<stem>.round<N>.part<K>.json``) and its documents, stored once,
   ``<stem>.documents.jsonl`` (``<stem>.round<N>.documents.jsonl``), named by :func:`split_name`.
 
 Without ``--out``, each run has its own folder under the pack's folder, named by its run id
 (:func:`run_id`: the model's stem, the judge or decision, the settings that set it apart, the start
-time); the pack's folder keeps ``runs.json``, the index of its runs and their settings, and
-``latest``, a link to the run started last.
+time); the pack's folder keeps ``runs.jsonl``, the index of its runs and their settings, and
+``latest``, a link to the run that finished last.
+
+Only results files end in ``.json`` besides the run record (which holds no ``results`` list): the
+progress file, the tool facts and the index are one JSON object on one line, named ``.jsonl``, so a
+viewer that offers a folder's ``*.json`` files (SimpleAudit Studio) offers what opens in it. Their
+earlier names (``.progress.json``, ``.tools.json``, ``runs.json``) are still read (:func:`existing`).
 
 A result is an ERROR when simpleaudit marked the scenario so or its judgment is one (a judge
 call that failed): it is no answer, and every count, figure and export leaves it out the same way.
@@ -32,12 +37,13 @@ from typing import Any, Mapping
 RESULTS_SUFFIX = ".json"
 RECORD_SUFFIX = ".run.json"
 JOURNAL_SUFFIX = ".journal.jsonl"
-PROGRESS_SUFFIX = ".progress.json"
+PROGRESS_SUFFIX, OLD_PROGRESS_SUFFIX = ".progress.jsonl", ".progress.json"
 BATCHES_SUFFIX = ".batches.jsonl"
-TRACES_SUFFIX, TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX = ".traces.jsonl", ".tools.json", ".tools-journal.jsonl"
+TRACES_SUFFIX, TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX = ".traces.jsonl", ".tools.jsonl", ".tools-journal.jsonl"
+OLD_TOOLS_SUFFIX = ".tools.json"
 DOCUMENTS_SUFFIX = ".documents.jsonl"
 ERROR = "ERROR"
-INDEX_NAME = "runs.json"
+INDEX_NAME, OLD_INDEX_NAME = "runs.jsonl", "runs.json"
 LATEST_NAME = "latest"
 
 _ROUND = re.compile(r"(?:\.round\d+)?(?:\.part\d+)?$")
@@ -103,11 +109,24 @@ def stem_of(path: str | Path) -> str:
     """The run's stem from any of its files (results of any round or part, their documents, run record or
     journal)."""
     name = Path(path).name
-    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, BATCHES_SUFFIX, TRACES_SUFFIX, TOOLS_SUFFIX,
-                   TOOLS_JOURNAL_SUFFIX, DOCUMENTS_SUFFIX, RESULTS_SUFFIX):
+    for suffix in (RECORD_SUFFIX, JOURNAL_SUFFIX, PROGRESS_SUFFIX, OLD_PROGRESS_SUFFIX, BATCHES_SUFFIX, TRACES_SUFFIX,
+                   TOOLS_SUFFIX, OLD_TOOLS_SUFFIX, TOOLS_JOURNAL_SUFFIX, DOCUMENTS_SUFFIX, RESULTS_SUFFIX):
         if name.endswith(suffix):
             return _ROUND.sub("", name[: -len(suffix)])
     return name
+
+
+def existing(folder: str | Path, name: str, old: str) -> Path:
+    """``folder/name``, or ``folder/old`` (the file's earlier name) when only that one is there."""
+    new, earlier = Path(folder) / name, Path(folder) / old
+    return earlier if not new.exists() and earlier.exists() else new
+
+
+def one_line_json(data: Any) -> str:
+    """``data`` as one line of JSON with its newline: the whole of a ``.jsonl`` file holding one object."""
+    import json
+
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def record_for(path: str | Path) -> Path:

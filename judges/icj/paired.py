@@ -26,4 +26,5 @@ def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]])
         if ca and cb:
             rows.append({"cluster": target_of(scenario), "a": ca, "b": cb})
     stats = compare_f1(rows, FAMILIES)
-    return [paired_row(f"F1 {family.replace('_', ' ')}", stats[family]) for family in FAMILIES]
+    return [paired_row(f"F1 {family.replace('_', ' ')}", stats[family], clusters=stats["targets"])
+            for family in FAMILIES]

@@ -27,7 +27,8 @@ def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]])
                      "a": (ra.get("judgment") or {}).get("choice") in accepted,
                      "b": (rb.get("judgment") or {}).get("choice") in accepted})
     stats = compare_choices(rows)
-    return [paired_row("micro agreement", stats["micro"], stats["mcnemar_p"], tested=True),
-            paired_row("macro agreement", stats["macro"]),
-            {"figure": "discordant tasks", "a": stats["a_only"], "b": stats["b_only"], "diff": None, "ci": None,
-             "p": stats["mcnemar_p"], "tested": True, "note": "right only in A / right only in B"}]
+    n = stats["clusters"]
+    return [paired_row("micro agreement", stats["micro"], stats["mcnemar_p"], tested=True, clusters=n),
+            paired_row("macro agreement", stats["macro"], clusters=n),
+            {**paired_row("discordant tasks", {"a": stats["a_only"], "b": stats["b_only"]}, stats["mcnemar_p"],
+                          tested=True, clusters=n), "note": "right only in A / right only in B"}]

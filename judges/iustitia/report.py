@@ -1,5 +1,8 @@
 """Iustitia's report section: agreement and coverage per question, with judgment-bootstrap intervals, and its plot.
 
+A question answered in fewer than three judgments has its interval withheld (``n/a``), and the section
+says which questions (a bootstrap over one or two judgments says almost nothing).
+
 Coverage is the card's (``len(predictions) / n``: predictions given, valid or not, ÷ tasks;
 :func:`~auditpacks.judges.iustitia.run_tasks.prediction_given`), as in the headline; the
 share of answers that are one of the question's options is shown apart as valid answers.
@@ -13,6 +16,7 @@ from typing import Any, Mapping
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
 from auditpacks.judges.iustitia.run_tasks import prediction_given, task_id_of, tasks_from_scenarios
 from auditpacks.judges.iustitia.figures import figures
+from auditpacks.judges.sample_size import FEW_CLUSTERS
 from auditpacks.judges.stats import ratio_bootstrap
 
 COLUMNS = [Column("Question"), Column("Tasks"), Column("Correct"), Column("Agreement"),
@@ -45,8 +49,9 @@ def per_question(run: RunView, round_index: int = 0) -> list[dict[str, Any]]:
         point, low, high = ratio_bootstrap([c[0] for c in counts], [c[1] for c in counts])
         tasks = sum(c[1] for c in counts)
         rows.append({"question": question, "tasks": tasks, "correct": sum(c[0] for c in counts),
-                     "agreement": point, "ci": [low, high], "coverage": sum(c[3] for c in counts) / tasks,
-                     "valid": sum(c[2] for c in counts) / tasks})
+                     "agreement": point, "judgments": len(counts),
+                     "ci": [low, high] if len(counts) >= FEW_CLUSTERS else None,   # withheld: too few to resample
+                     "coverage": sum(c[3] for c in counts) / tasks, "valid": sum(c[2] for c in counts) / tasks})
     return rows
 
 
@@ -58,8 +63,12 @@ def section(run: RunView, round_index: int = 0) -> Section:
     plots = [Plot("dots", [r["question"] for r in rows], {"agreement": ([r["agreement"] for r in rows],
                                                                        [r["ci"] for r in rows])},
                   "agreement with the reference (95% interval, judgments resampled)", 1.0)] if rows else []
+    few = [r for r in rows if r["judgments"] < FEW_CLUSTERS]
+    withheld = [f"per question: {len(few)} of {len(rows)} questions rest on fewer than {FEW_CLUSTERS} judgments "
+                f"({', '.join(r['question'] for r in few[:5])}{' …' if len(few) > 5 else ''}); their intervals are "
+                "withheld"] if few else []
     return Section(tables=[table], plots=plots,
-                   warnings=list(run.headline(round_index).get("warnings") or []))
+                   warnings=list(run.headline(round_index).get("warnings") or []) + withheld)
 
 
 def answer(judgment: Mapping[str, Any]) -> str | None:

@@ -1,4 +1,5 @@
-"""jacite's paired comparison: the invented rate per cited mention, per language, resampling questions."""
+"""jacite's paired comparison: the invented rate per cited mention, per language, resampling questions
+(each language's row counts its own questions, so a language resting on one or two is not testable)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,12 @@ def cluster(scenario: dict[str, Any]) -> str:
     return str((scenario.get("metadata") or {}).get("question_id") or scenario["name"])
 
 
+def language(scenario: dict[str, Any], judgment: dict[str, Any] | None = None) -> str:
+    """The language a scenario's figures are pooled in (its rows and intervals are per language)."""
+    meta = scenario.get("metadata") or {}
+    return str(meta.get("language") or (judgment or {}).get("language") or "?")
+
+
 def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]) -> list[dict[str, Any]]:
     """Rows for (scenario, result A, result B) triples that both cite (a grounding judgment in each)."""
     by_language: dict[str, list[dict[str, Any]]] = {}
@@ -19,9 +26,11 @@ def compare(paired: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]])
         ja, jb = ra.get("judgment") or {}, rb.get("judgment") or {}
         if not (isinstance(ja.get("n_cited"), int) and isinstance(jb.get("n_cited"), int)):
             continue
-        meta = scenario.get("metadata") or {}
-        by_language.setdefault(str(meta.get("language") or ja.get("language") or "?"), []).append(
+        by_language.setdefault(language(scenario, ja), []).append(
             {"cluster": cluster(scenario),
              "a": (ja["n_invented"], ja["n_cited"]), "b": (jb["n_invented"], jb["n_cited"])})
-    return [paired_row(f"invented rate ({language})", compare_ratios(rows))
-            for language, rows in sorted(by_language.items())]
+    rows_out = []
+    for name, rows in sorted(by_language.items()):
+        stats = compare_ratios(rows)
+        rows_out.append(paired_row(f"invented rate ({name})", stats, clusters=stats["clusters"]))
+    return rows_out

@@ -1,8 +1,9 @@
 """``auditpacks compare RUN_A RUN_B [RUN…]``: paired differences of runs on the same pack and scenarios.
 
 The first run is A; every other run is B in turn. Differences are A − B with paired
-bootstrap intervals that resample the benchmark's clusters; the scenarios where the
-runs disagree are listed. ``--json`` prints the same figures as JSON; ``--report``
+bootstrap intervals that resample the benchmark's clusters; each row says whether the
+difference is significant, not significant or not testable and by what
+(:mod:`auditpacks.judges.significance`); the scenarios where the runs disagree are listed. ``--json`` prints the same figures as JSON; ``--report``
 also writes the report with its comparison section.
 """
 
@@ -21,7 +22,7 @@ from auditpacks.core.io import atomic_write_text
 from auditpacks.core.registry import benchmark_of
 from auditpacks.runner.reporting.labels import what_differs
 from auditpacks.runner.reporting.pairing import compare_runs
-from auditpacks.runner.reporting.render import interval, number, pct, render, signed_pct
+from auditpacks.runner.reporting.render import decision, number, pct, render, shown_interval, signed_pct
 from auditpacks.runner.reporting.report import build_context
 from auditpacks.runner.reporting.runs import LoadedRun, load_runs
 
@@ -39,14 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def table(comparison: dict[str, Any]) -> Table:
     out = Table(title=f"A {comparison['a']}  vs  B {comparison['b']}", title_justify="left")
-    for name in ("figure", "A", "B", "A − B", "paired 95% CI", "p"):
-        out.add_column(name, justify="left" if name == "figure" else "right")
+    for name in ("figure", "A", "B", "A − B", "paired 95% CI", "p", "decision"):
+        out.add_column(name, justify="left" if name in ("figure", "decision") else "right", no_wrap=name == "decision")
     for f in comparison["figures"]:
         if f.get("note"):
-            out.add_row(f"{f['figure']} ({f['note']})", str(f["a"]), str(f["b"]), "–", "–", number(f["p"]))
+            out.add_row(f"{f['figure']} ({f['note']})", str(f["a"]), str(f["b"]), "–", "–", number(f["p"]),
+                        f.get("decision") or "–")
         else:
-            out.add_row(f["figure"], pct(f["a"]), pct(f["b"]), signed_pct(f["diff"]), interval(f["ci"], True),
-                        number(f["p"]) if f["tested"] else "–")
+            out.add_row(f["figure"], pct(f["a"]), pct(f["b"]), signed_pct(f["diff"]), shown_interval(f),
+                        number(f["p"]) if f["tested"] else "–", f.get("decision") or "–")
     return out
 
 
@@ -83,6 +85,8 @@ def main(args: argparse.Namespace) -> int:
         console = Console(soft_wrap=True)
         for c in comparisons:
             console.print(table(c))
+            for f in c["figures"]:
+                console.print(f"  {f['figure']}: {decision(f)}", markup=False, highlight=False)
             console.print(f"{c['paired']} paired scenarios ({c['method']}); differences are A − B.", markup=False)
             shown = c["disagreements"][:SHOWN_DISAGREEMENTS]
             console.print(f"{len(c['disagreements'])} scenario(s) where the runs disagree"

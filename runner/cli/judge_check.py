@@ -3,7 +3,8 @@
 Builds the pack's calibration items (no model), grades them with the judge through the
 run's own judge path, reports agreement per kind of item with its Wilson interval, Cohen's
 kappa, the share left ungraded and each bias probe's flip rate, and writes the result where
-a later ``run --judge checklist`` with the same judge finds it. Exit 0: qualified; 4: not
+a later ``run --judge checklist`` with the same judge finds it. While the judge works, progress
+lines and the heartbeat go to stderr as for ``run``. Exit 0: qualified; 4: not
 qualified (the reasons are printed); 2: bad input.
 """
 
@@ -23,6 +24,7 @@ from auditpacks.judges import qualification_store as store
 from auditpacks.judges.judge_items import with_probes
 from auditpacks.judges.qualification import assess
 from auditpacks.core.arg_types import integer, number, text
+from auditpacks.runner.display.progress import ProgressPrinter
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
@@ -81,10 +83,12 @@ def main(args: argparse.Namespace) -> int:
     if not items:
         raise RunError(f"{args.pack}: none of the {len(chosen)} chosen scenarios has what a calibration item needs")
     cache = ResponseCache(args.cache) if args.cache else None
-    with contextlib.redirect_stdout(sys.stderr), endpoint(config) as ep:
+    with contextlib.redirect_stdout(sys.stderr), endpoint(config) as ep, \
+            ProgressPrinter(len(items), what="item", label="judge-check") as progress:
         identity = embedded_identity() if ep.embedded_url and cache is not None else None
+        progress.start([])
         graded = asyncio.run(grade(items, config, manifest=pack.manifest, embedded_url=ep.embedded_url,
-                                   embedded_identity=identity, cache=cache))
+                                   embedded_identity=identity, cache=cache, on_done=progress.update))
     failed = [j.get("error") for j in graded.judgments.values() if j.get("severity") == "ERROR"]
     if len(failed) == len(items):
         raise RunError(f"judge {args.judge_model}: every judge call failed, e.g. {failed[0]}")
@@ -132,7 +136,11 @@ def print_report(data: dict[str, Any], benchmark: str, path: Path) -> None:
         value = "n/a" if row["flip_rate"] is None else f"{row['flip_rate']:.0%}"
         print(f"  probe '{row['probe']}': {row['flips']}/{row['pairs']} verdicts flipped = {value}, "
               f"95% Wilson {interval(row['wilson95'])}")
+    for row in data.get("skipped_probes") or []:
+        print(f"  probe '{row['probe']}': skipped on {row['skipped']} of {row['of']} items ({row['why']})")
     verdict = "QUALIFIED" if data["qualified"] else "NOT QUALIFIED"
-    print(f"{verdict} (bar: {json.dumps(data['bar'])}); written to {path}")
+    caveat = " on what was measured (see the skipped probes above)" if data["qualified"] and data.get(
+        "skipped_probes") else ""
+    print(f"{verdict}{caveat} (bar: {json.dumps(data['bar'])}); written to {path}")
     for reason in data["reasons"]:
         print(f"  - {reason}")

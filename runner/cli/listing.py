@@ -2,7 +2,9 @@
 
 A pack is a ``PACK.json`` with its ``PACK.manifest.json`` beside it; a run is a run record
 (``*.run.json``). Hidden folders and virtual environments are not searched; the ``latest`` links
-of the runs folders are not followed, so every run is listed once.
+of the runs folders are not followed, so every run is listed once; each run says whether it is
+finished or running (and which one ``latest`` names), and a run a pack folder's index lists without
+a record yet is listed as running, or stopped when no process writes it any more.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from auditpacks.core.errors import UserError
 from auditpacks.core.io import read_json
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, skipped
-from auditpacks.core.run_files import RECORD_SUFFIX
+from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, RECORD_SUFFIX
+from auditpacks.runner.store.layout import runs_index
+from auditpacks.runner.store.lock import held
 
 MANIFEST_SUFFIX = ".manifest.json"
 SKIPPED = {"node_modules", "__pycache__", "site-packages"}
@@ -73,9 +77,13 @@ def _read_text(read: dict[str, Any]) -> str:
 
 
 def runs(found: list[Path]) -> list[dict[str, Any]]:
-    """The run records among ``found`` (an unreadable one is listed with why)."""
+    """The run records among ``found`` (an unreadable one is listed with why), each ``finished`` or ``running``
+    (a process writes its folder), and the runs a pack folder's index lists that have no record yet:
+    ``running``, or ``stopped`` when no process writes them any more. ``latest``: its folder's link names it."""
     out = []
     for path in found:
+        if path.name == INDEX_NAME or path.name == OLD_INDEX_NAME and not (path.parent / INDEX_NAME).exists():
+            out += _unrecorded(path.parent)
         if not path.name.endswith(RECORD_SUFFIX):
             continue
         try:
@@ -83,9 +91,26 @@ def runs(found: list[Path]) -> list[dict[str, Any]]:
         except UserError as exc:
             out.append({"run": str(path), "error": str(exc)})
             continue
-        out.append({"run": str(path.parent), "model": r.model, "judge": r.judge, "pack": r.pack.name,
-                    "scenarios": r.summary.scenarios, "errors": r.summary.errors, "started": r.started})
+        out.append({"run": str(path.parent), "state": "running" if held(path.parent) else "finished",
+                    "model": r.model, "judge": r.judge, "pack": r.pack.name, "scenarios": r.summary.scenarios,
+                    "errors": r.summary.errors, "started": r.started, "latest": _is_latest(path.parent)})
     return out
+
+
+def _unrecorded(root: Path) -> list[dict[str, Any]]:
+    try:
+        entries = runs_index(root)
+    except UserError:
+        return []
+    folders = [root / e["id"] for e in entries if (root / e["id"]).is_dir()]
+    return [{"run": str(f), "state": "running" if held(f) else "stopped", "model": e.get("model"),
+             "started": e.get("started"), "latest": False}
+            for e, f in zip(entries, folders) if not any(f.glob("*" + RECORD_SUFFIX))]
+
+
+def _is_latest(folder: Path) -> bool:
+    link = folder.parent / LATEST_NAME
+    return link.is_symlink() and link.resolve() == folder.resolve()
 
 
 def main(args: argparse.Namespace) -> int:
@@ -109,7 +134,10 @@ def main(args: argparse.Namespace) -> int:
     for r in listing["runs"]:
         if "error" in r:
             print(f"  {r['run']}: unreadable: {r['error']}")
+        elif "judge" not in r:
+            print(f"  {r['run']}  {r['model']} · {r['state']} · started {str(r['started'])[:19]}")
         else:
+            state = " · running" if r["state"] == "running" else " · latest" if r["latest"] else ""
             print(f"  {r['run']}  {r['model']} · {r['judge']} · {r['pack']} · {r['scenarios']} scenarios, "
-                  f"{r['errors']} errors · {r['started'][:19]}")
+                  f"{r['errors']} errors · {r['started'][:19]}{state}")
     return 0

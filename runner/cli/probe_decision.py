@@ -2,7 +2,8 @@
 
 Prints one line per probe (schema, option order, determinism, option limit, request-size
 limit, state window) and exits 0 when none failed, 1 when one failed or was inconclusive,
-2 when nothing answers at the URL. ``--json`` prints the findings as JSON; ``--out`` also
+2 when nothing answers at the URL. While it probes, progress lines (one per check) and the heartbeat
+go to stderr as for ``run``. ``--json`` prints the findings as JSON; ``--out`` also
 writes them to a file.
 """
 
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from auditpacks.core.io import atomic_write_json
 from auditpacks.core.arg_types import integer, number, text
-from auditpacks.runner.systemone.decision_probe import FULL_REQUESTS, FULL_SECONDS, PROBE_MODEL, WINDOW_BOUND, probe
+from auditpacks.runner.display.progress import ProgressPrinter
+from auditpacks.runner.systemone.decision_probe import CHECKS, FULL_REQUESTS, FULL_SECONDS, PROBE_MODEL, WINDOW_BOUND, probe
 from auditpacks.runner.models.errors import RunError
 
 
@@ -41,9 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     key = args.api_key or os.environ.get("SYSTEMONE_API_KEY")
-    result = probe(args.url, model=args.model, headers={"Authorization": f"Bearer {key}"} if key else None,
-                   timeout=args.timeout, max_requests=args.max_requests, seconds=args.seconds,
-                   max_options=args.max_options, max_bytes=args.max_bytes, window_chars=args.window_chars)
+    with ProgressPrinter(CHECKS["full"], what="probe", label="probe-decision") as progress:
+        progress.start([])
+        result = probe(args.url, model=args.model, headers={"Authorization": f"Bearer {key}"} if key else None,
+                       timeout=args.timeout, max_requests=args.max_requests, seconds=args.seconds,
+                       max_options=args.max_options, max_bytes=args.max_bytes, window_chars=args.window_chars,
+                       on_check=lambda name, finding: progress.update(
+                           {"severity": "ERROR" if finding.get("status") == "failed" else "pass"}))
     if result["checks"]["schema"].get("reachable") is False:
         raise RunError(f"probe-decision: cannot reach {result['url']}: {result['checks']['schema']['detail']}")
     if args.out:

@@ -15,7 +15,7 @@ from auditpacks.runner.settings.config import RunConfig
 #: ``auditpacks run --help``: what a run is, then examples after the flags.
 RUN_USAGE = "auditpacks run --pack PACK.json [--target MODEL [--provider P | --base-url URL]] [options]"
 RUN_DESCRIPTION = """Run a pack on a model and grade the replies; without --target the embedded local model answers.
-Each run gets its own folder under results/<pack>/ (results/<pack>/latest: the newest one);
+Each run gets its own folder under results/<pack>/ (results/<pack>/latest: the one finished last);
 a rerun with the same settings resumes it, other settings start a new run."""
 RUN_EXAMPLES = """examples:
   auditpacks run --pack PACK.json --smoke                         # the embedded model, the smoke set

@@ -6,7 +6,8 @@ The benchmark's plugin (its registry ``tools`` entry) gives the condition: per s
 for tools that search by vector (``--embeddings-url``), or None. Every model call goes through the one
 model-call path with a response cache (``<out>/responses/`` unless ``--no-response-cache``), so a
 repeated or interrupted run replays the steps it has seen without new requests. The run writes the
-results, the traces, the condition's facts and the typed run record (which names the condition).
+results, the traces, the condition's facts and the typed run record (which names the condition); while it
+runs, progress lines and the heartbeat go to stderr as for ``run``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def add_run_arguments(action: argparse.ArgumentParser) -> None:
 
 def run(args, plugin) -> int:
     from auditpacks.packs.pack import load_pack
+    from auditpacks.runner.display.progress import ProgressPrinter
     from auditpacks.runner.settings.config import model_stem
     from auditpacks.runner.tools.tool_record import tool_run_record
     from auditpacks.runner.tools.tool_run import run_with_tools
@@ -83,7 +85,10 @@ def run(args, plugin) -> int:
         stem = model_stem(model)
         setup.info.update({"pack": pack.path.name, "pack_sha256": pack.sha256, "max_steps": args.max_steps,
                            "max_tokens": max_tokens, "model": model, "base_url": base_url})
-        counts, results = run_with_tools(scenarios, loop, setup, out=args.out, stem=stem, fresh=args.fresh)
+        progress = stack.enter_context(ProgressPrinter(len(scenarios), label=setup.condition.name))
+        progress.start([])
+        counts, results = run_with_tools(scenarios, loop, setup, out=args.out, stem=stem, fresh=args.fresh,
+                                         on_done=progress.update)
         requests = dict(loop.model.counts)
     parameters = {"condition": setup.condition.name, "max_steps": args.max_steps, "max_tokens": max_tokens,
                   "temperature": 0.0, "limit": args.limit}

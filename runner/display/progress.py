@@ -1,4 +1,5 @@
-"""Progress of a run: a live bar on a terminal, plain lines elsewhere (CI logs).
+"""Progress of a run (or of any command that waits on a model: ``what`` names its items, ``label`` its bar):
+a live bar on a terminal, plain lines elsewhere (CI logs).
 
 Scenarios reused from the journal count as done from the start (and their errors
 and tokens are counted); the rate and the ETA use only the scenarios run now. With a
@@ -33,8 +34,9 @@ class ProgressPrinter:
     """Counts finished scenarios, errors, skips and tokens; shows rate and ETA."""
 
     def __init__(self, total: int, *, show: bool | None = None, stream=None, plan: Path | None = None,
-                 log: bool = False, heartbeat_s: float = EVERY_S) -> None:
-        self.total = total
+                 log: bool = False, heartbeat_s: float = EVERY_S, what: str = "scenario",
+                 label: str = "run") -> None:
+        self.total, self.what, self.label = total, what, label
         self.plan = plan
         self.log = log
         self.stream = stream or sys.stderr
@@ -51,7 +53,7 @@ class ProgressPrinter:
         if self.live and self.total:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-            self._bar = Progress(TextColumn("[bold]run"), BarColumn(), MofNCompleteColumn(),
+            self._bar = Progress(TextColumn(f"[bold]{self.label}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("{task.fields[info]}"), transient=True)
             self._bar.start()
             self._task = self._bar.add_task("run", total=self.total, info="")
@@ -97,13 +99,13 @@ class ProgressPrinter:
         """Scenarios per second from one a second up, else seconds per scenario (none finished: no pace yet)."""
         rate = self.rate()
         if not rate:
-            return "first scenario running"
-        return f"{rate:.2f}/s" if rate >= 1 else f"{1 / rate:.1f} s/scenario"
+            return f"first {self.what} running"
+        return f"{rate:.2f}/s" if rate >= 1 else f"{1 / rate:.1f} s/{self.what}"
 
     def eta(self) -> str:
         rate = self.rate()
         if not rate:
-            return "eta after the first scenario"
+            return f"eta after the first {self.what}"
         seconds = round((self.total - self.done) / rate)
         return f"eta {seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from auditpacks.core.bounded_lines import Overlong, file_lines, read_capped
 from auditpacks.core.errors import UserError
-from auditpacks.core.run_files import JOURNAL_SUFFIX, is_error, progress_name, record_name, stem_of
+from auditpacks.core.run_files import (JOURNAL_SUFFIX, OLD_PROGRESS_SUFFIX, existing, is_error, progress_name,
+                                      record_name, stem_of)
 from auditpacks.runner.store.lock import held
 
 
@@ -77,7 +78,7 @@ def run_progress(journal: Path, name: str, *, now: float | None = None) -> Progr
     now = time.time() if now is None else now
     stem = stem_of(journal)
     done, errors = journal_counts(journal)
-    plan = _plan(journal.with_name(progress_name(stem)))
+    plan = _plan(existing(journal.parent, progress_name(stem), stem + OLD_PROGRESS_SUFFIX))
     total = plan.get("total") if isinstance(plan.get("total"), int) else None
     record = journal.with_name(record_name(stem))
     finished = record.is_file() and record.stat().st_mtime >= journal.stat().st_mtime

@@ -4,7 +4,9 @@ A run's settings are read from its record: every setting that makes its answers 
 (model, pack, chat or decision, judge and judge model, temperature, seed, turns, rounds,
 selection, prompt order, shard, provider, endpoint, model digest, system prompt, token limits,
 auditor model, the model graders' decoding, grader options, panel). A label names the values of
-the settings that differ among the runs shown (``smollm2 · checklist · temperature 0.7``). Runs
+the settings that differ among the runs shown (``smollm2 · checklist · temperature 0.7``), counted
+within each pack's runs when several packs share a page (so a label names the pack and what differs
+among that pack's runs, not every setting in which two benchmarks' runs differ). Runs
 alike in all of them but not in their fingerprint differ in a setting not listed here: their
 fingerprints name them; runs alike in everything are told apart by their run folder.
 """
@@ -21,6 +23,9 @@ from auditpacks.runner.settings.config import RunConfig
 
 #: A setting an older record leaves out had its default then, as now.
 DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+
+#: The embedded model's provider as a label names it (it is served by llama.cpp, not by an OpenAI account).
+EMBEDDED = "embedded (llama.cpp)"
 
 #: Settings whose value reads alone in a label; the others read "name value".
 PLAIN = ("model", "pack", "mode", "judge", "judge model", "selection")
@@ -63,8 +68,10 @@ def settings(record: RunRecord) -> dict[str, str]:
             "mode": ("decision" if decision is True else f"decision {decision}") if decision else "chat",
             "judge": record.judge, "judge model": record.judge_model or "no judge model",
             "temperature": _text(p["temperature"]), "seed": str(record.seed), "turns": _text(p["max_turns"]),
-            "rounds": str(record.repeats), "selection": selection, "prompt order": str(p["prompt_order"]),
-            "shard": (record.shard or {}).get("spec", "none"), "provider": str(p["provider"] or record.provider),
+            "rounds": str(record.repeats), "selection": selection,
+            "prompt order": _or(p["prompt_order"], "none (decision)"),
+            "shard": (record.shard or {}).get("spec", "none"),
+            "provider": EMBEDDED if record.embedded else str(p["provider"] or record.provider),
             "endpoint": _endpoint(record, p["more_base_urls"]), "model digest": _or(record.model_digest, "unknown"),
             "system prompt": _or(p["system_prompt"], "none"), "max tokens": _or(p["max_tokens"], "default"),
             "auditor model": _or(p["auditor_model"], "none"), "judge temperature": _text(p["judge_temperature"]),
@@ -86,11 +93,20 @@ def _part(key: str, value: str) -> str:
 
 
 def labels(records: list[RunRecord], folders: list[str]) -> list[str]:
-    """One distinct label per run: the differing settings' values (model and pack when none differ),
-    and the run folder where two runs are otherwise alike."""
+    """One distinct label per run: per pack's group of runs, the settings that differ within the group (model
+    and pack when none differ), with the pack when several packs share the page; the run folder where two
+    runs are otherwise alike."""
     all_settings = [settings(r) for r in records]
-    keys = differing(all_settings) or ["model", "pack"]
-    out = [" · ".join(_part(k, s[k]) for k in keys) for s in all_settings]
+    groups: dict[Any, list[int]] = {}
+    for i, record in enumerate(records):
+        groups.setdefault(record.pack.sha256, []).append(i)
+    out = [""] * len(records)
+    for members in groups.values():
+        keys = differing([all_settings[i] for i in members]) or ["model", "pack"]
+        if len(groups) > 1 and "pack" not in keys:
+            keys = [k for k in all_settings[0] if k in ("pack", *keys)]
+        for i in members:
+            out[i] = " · ".join(_part(k, all_settings[i][k]) for k in keys)
     repeated = {label for label in out if out.count(label) > 1}
     return [f"{label} · {folder}" if label in repeated else label for label, folder in zip(out, folders)]
 

@@ -60,13 +60,35 @@ def documents(scenario: Mapping[str, Any], result: Mapping[str, Any]) -> list[st
     return [d.get("text", "") if isinstance(d, Mapping) else str(d) for d in docs]
 
 
+#: The metadata fields that name a scenario's document in its source (Iustitia's judgment, ICJ's decision).
+SOURCE_IDS = ("verdict_id", "case_id", "target_document_id", "document_id")
+
+
+def document_names(scenario: Mapping[str, Any], count: int) -> list[str | None]:
+    """What each of a scenario's ``count`` documents is called in its source: the document's own ``id`` or
+    ``title``, else the scenario's source id (numbered when it has several documents); None: no name known."""
+    meta = scenario.get("metadata") or {}
+    source = next((str(meta[k]) for k in SOURCE_IDS if meta.get(k)), None)
+    docs = scenario.get("documents") or []
+    names: list[str | None] = []
+    for i in range(count):
+        doc = docs[i] if i < len(docs) else None
+        own = next((str(doc[k]) for k in ("id", "title", "name") if doc.get(k)), None) if isinstance(doc, Mapping) \
+            else None
+        names.append(own or (source if count == 1 or source is None else f"{source} ({i + 1})"))
+    return names
+
+
+#: Shown after a reply that stopped at the output-token cap (its judgment's ``truncated``), for every benchmark.
+CUT_MARK = "[stopped at the output-token cap: the answer may be cut short]"
+
 #: The most characters of one reply a report shows (the results file keeps what the run stored).
 MAX_REPORT_REPLY_CHARS = 20_000
 
 
 def reply(result: Mapping[str, Any]) -> str:
     """The last reply, cut at :data:`MAX_REPORT_REPLY_CHARS` with a note; a decision model's structured
-    answer is shown as JSON after its text."""
+    answer is shown as JSON after its text; a reply stopped at the token cap ends with :data:`CUT_MARK`."""
     last = last_reply(result.get("conversation") or [])
     text = _text(last.get("content"))
     if len(text) > MAX_REPORT_REPLY_CHARS:
@@ -74,6 +96,8 @@ def reply(result: Mapping[str, Any]) -> str:
                 "the results file]")
     if isinstance(last.get("decision"), Mapping):
         text += "\n" + json.dumps(last["decision"], ensure_ascii=False, sort_keys=True)
+    if (result.get("judgment") or {}).get("truncated"):
+        text += "\n" + CUT_MARK
     return text
 
 

@@ -15,6 +15,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.benchmark import Paired
 from auditpacks.core.registry import benchmark_of, load
 from auditpacks.judges.compare import compare_choices, paired_row
+from auditpacks.judges.significance import decide, few_cluster_warnings
 from auditpacks.runner.reporting.outcomes import ERROR, UNGRADED, answer, answer_key, group, outcome
 from auditpacks.runner.reporting.runs import LoadedRun
 
@@ -57,14 +58,25 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
         warnings.append(f"{errors} scenario(s) with an ERROR in either run left out of the paired figures")
     how = (a.benchmark.paired if a.benchmark else None) or GENERIC
     figures = load(how.statistic)(paired) if how.statistic else _pass_rate(paired)
+    figures = [decide(row, unit=how.unit) for row in figures]
+    warnings += few_cluster_warnings(figures, how.unit) or _runs_cluster_warnings(a, b, how.unit)
     return {"a": a.label, "b": b.label, "benchmark": benchmark_of(a.judge), "pack": a.pack.path.name,
             "sha256": a.sha256, "scenarios": len(common), "paired": len(paired), "only_a": only_a, "only_b": only_b,
             "errors": errors, "method": how.method, "figures": figures, "warnings": warnings,
             "disagreements": disagreements}
 
 
+def _runs_cluster_warnings(a: LoadedRun, b: LoadedRun, unit: str) -> list[str]:
+    """The few-clusters warnings the runs' own summaries carry (e.g. Iustitia's under 30 judgments), once each."""
+    said = {name: [w for w in run.record.summary.headline.get("warnings") or []
+                   if isinstance(w, str) and w.startswith("only ") and f"{unit}s" in w]
+            for name, run in (("A", a), ("B", b))}
+    both = [w for w in said["A"] if w in said["B"]]
+    return both + [f"run {name}: {w}" for name, ws in said.items() for w in ws if w not in both]
+
+
 def _pass_rate(paired: list[tuple]) -> list[dict[str, Any]]:
     rows = [{"cluster": s["name"], "question": group(None, s), "a": ra.get("severity") == "pass",
              "b": rb.get("severity") == "pass"} for s, ra, rb in paired if UNGRADED not in (outcome(ra), outcome(rb))]
     stats = compare_choices(rows)  # ungraded in either run: left out of both, so A−B mirrors B−A
-    return [paired_row("pass rate", stats["micro"], stats["mcnemar_p"], tested=True)]
+    return [paired_row("pass rate", stats["micro"], stats["mcnemar_p"], tested=True, clusters=stats["clusters"])]

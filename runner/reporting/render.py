@@ -37,6 +37,16 @@ def number(value: Any) -> str:
     return str(value)
 
 
+def shown_interval(row: Any) -> str:
+    """A compared row's paired interval, or ``withheld`` where it rests on too few clusters."""
+    return "withheld" if "ci_withheld" in row else interval(row.get("ci"), True)
+
+
+def decision(row: Any) -> str:
+    """A compared row's decision and what decided it: ``significant (interval and McNemar agree)``."""
+    return f"{row['decision']} ({row['decided_by']})" if row.get("decision") else "–"
+
+
 def figure_value(row: Any) -> str:
     """A headline value: shares as percentages, counts, ratios and p-values as plain numbers."""
     return pct(row["value"]) if row["unit"] == "%" else number(row["value"])
@@ -81,7 +91,7 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, signed_pct=signed_pct, interval=interval, number=number,
                        figure_value=figure_value, md=md_cell, cell=cell, cell_md=cell_md,
-                       md_line=md_line, md_rule=md_rule)
+                       md_line=md_line, md_rule=md_rule, shown_interval=shown_interval, decision=decision)
     return env
 
 

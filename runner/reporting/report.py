@@ -38,6 +38,7 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
                   *, max_scenarios: int = MAX_SCENARIOS, plots_on: bool = True) -> dict[str, Any]:
     documents: dict[str, str] = {}
     sections = [_run_section(i, run, documents, max_scenarios, plots_on) for i, run in enumerate(runs)]
+    names = {d["id"]: d["name"] for section in sections for row in section["scenarios"] for d in row["documents"]}
     return {
         "generated": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
         "differs": what_differs([run.record for run in runs]),
@@ -45,7 +46,7 @@ def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | Non
         "overview": [_overview_row(section) for section in sections],
         "runs": sections,
         "comparisons": comparisons if comparisons is not None else comparisons_for(runs),
-        "documents": [{"id": key, "text": text} for key, text in documents.items()],
+        "documents": [{"id": key, "name": names.get(key, key), "text": text} for key, text in documents.items()],
     }
 
 
@@ -119,10 +120,11 @@ def _per_round(run: LoadedRun) -> dict[str, Any]:
 def _scenario(run: LoadedRun, scenario: dict[str, Any], result: dict[str, Any], index: int,
               documents: dict[str, str]) -> dict[str, Any]:
     doc_ids = []
-    for text in outcomes.documents(scenario, result):
-        key = "doc-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    texts = outcomes.documents(scenario, result)
+    for text, name in zip(texts, outcomes.document_names(scenario, len(texts))):
+        key = "doc-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]   # the anchor: unique per text
         documents.setdefault(key, text)
-        doc_ids.append({"id": key, "size": len(text), "start": text[:60]})
+        doc_ids.append({"id": key, "name": name or key, "size": len(text), "start": text[:60]})
     word = outcomes.outcome(result)
     stability = [outcomes.outcome(r) for r in _round_results(run, result.get("scenario_name"))]
     return {"name": scenario["name"], "group": outcomes.group(run.report, scenario), "outcome": word,

@@ -8,8 +8,9 @@ missing). Results are put back in selection order using the positions each run f
 records; each shard's results file is read one result at a time (only the results without
 their documents stay in memory, as in a run) and the merged file is written one result at
 a time. With ``--pack`` the pack is checked against the shards, every result's name
-against its scenario, and the grader's headline figures are recomputed; without it the
-merged summary has counts only.
+against its scenario, and the grader's headline figures are recomputed with the notes an
+unsharded run of the selection prints (a subset, few clusters); without it the merged summary
+has counts and the subset note only. Every shard's other notes are kept, once each.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from auditpacks.runner.store.results_file import Pairs, write_results
 from auditpacks.runner.store.results_reader import ResultsIndex, scan_results
 from auditpacks.runner.scenarios.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.store.summary import summarize
+from auditpacks.runner.run.rounds import with_sample_warnings
 
 
 class MergeError(RunError):
@@ -172,9 +174,13 @@ def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | No
             yield from ((streamed.load(s), r) for s, r in zip(scenarios, results))
             yield from ((streamed.load(s), None) for s in stubs)
 
-        headline = dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs), produce)))
-    else:
-        scenarios, headline = [{"name": r["scenario_name"]} for r in results], {}
+        headline = with_sample_warnings(dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs),
+                                                                                       produce))),
+                                        first.judge, [*scenarios, *stubs], first.pack.scenarios_in_pack or None)
+    else:  # counts only: the subset note still holds (clusters cannot be counted without the pack)
+        scenarios = [{"name": r["scenario_name"]} for r in results]
+        headline = with_sample_warnings({}, "", [*scenarios, *({"name": n} for n in unanswered)],
+                                        first.pack.scenarios_in_pack or None)
     stem = stem_of(find_run(Path(folders[0]), model))
     with FolderLock(out):  # no other merge or run writes the output folder meanwhile
         return _write(out, stem, first, records, scenarios, results, whole, headline, skipped, unanswered)
@@ -183,7 +189,8 @@ def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | No
 def _write(out: Path, stem: str, first: RunRecord, records: list[RunRecord], scenarios: list, results: list,
            whole: Any, headline: dict, skipped: Counter, unanswered: list[str]) -> RunRecord:
     write_results(Path(out) / first.rounds[0].results, results, whole)
-    summary = summarize(scenarios, results, headline, skipped=dict(skipped))
+    notes = list(dict.fromkeys(note for r in sorted(records, key=lambda r: r.shard["index"]) for note in r.summary.notes))
+    summary = summarize(scenarios, results, headline, skipped=dict(skipped), notes=notes)
     summary.unanswered = unanswered
     record = dataclasses.replace(
         first,

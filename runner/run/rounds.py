@@ -67,7 +67,7 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
         rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
     if len(outcomes) == 1:
         only = rounds[0].summary
-        only.notes = list(notes or [])
+        only.notes = [*(notes or []), *only.notes]   # the run's notes, then the round's own (cut replies)
         rounds[0].summary = None  # the run's summary is the round's
         return rounds, only
     scenarios = [s for o in outcomes for s in o.scenarios]

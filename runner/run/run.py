@@ -37,7 +37,7 @@ from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.readiness.fail_fast import FailFast
 from auditpacks.runner.store.journal import Journal
 from auditpacks.runner.trust.judge_checks import attach as attach_judge_checks
-from auditpacks.runner.store.layout import located, open_run_folder
+from auditpacks.runner.store.layout import located, mark_finished, open_run_folder
 from auditpacks.runner.readiness.model_setup import (build_roles, make_pool, make_target, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, retry_policy,
                                                      uses_embedded)
@@ -245,6 +245,7 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
                         scenarios=[s for o in outcomes for s in o.scenarios],
                         results=[r for o in outcomes for r in o.results], load=pack.load, panel=panel)
     record.save(out / record_name(slug))
+    mark_finished(config, out, dt.datetime.now(dt.timezone.utc))
     return record
 
 

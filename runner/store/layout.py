@@ -2,8 +2,9 @@
 
 Without ``--out``, every run gets its own folder ``results/<pack>/<run id>/`` (the pack file's
 stem; the run id from :func:`auditpacks.core.run_files.run_id`). The pack's folder keeps an index
-of its runs (``runs.json``: id, settings fingerprint, pack sha256, shard, model, start) and a link
-``latest`` to the run started last. A rerun with the same settings (same fingerprint, pack and
+of its runs (``runs.jsonl``, one JSON line; ``runs.json`` of earlier runs is read too: id, settings fingerprint, pack sha256, shard, model, start, finish) and a
+link ``latest`` to the run that finished last (:func:`mark_finished`; a run still going is not
+``latest``, so commands naming ``latest`` read a finished run). A rerun with the same settings (same fingerprint, pack and
 shard) resumes the latest run with them; other settings, or ``--fresh``, start a new run beside it.
 
 With ``--out DIR`` the run's files go in ``DIR`` itself (shards and cluster jobs name their
@@ -24,13 +25,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import atomic_write_json, read_json
+from auditpacks.core.io import atomic_write_text, read_json
 from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, plain_name, record_name, results_name, run_id
+from auditpacks.core.run_files import (INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, existing, one_line_json, plain_name,
+                                      record_name, results_name, run_id)
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
 
-__all__ = ["DEFAULT_ROOT", "guard_folder", "open_run_folder", "pack_folder", "results_name", "run_folder",
+__all__ = ["DEFAULT_ROOT", "guard_folder", "mark_finished", "open_run_folder", "pack_folder", "results_name", "run_folder",
            "run_settings", "runs_index"]
 
 DEFAULT_ROOT = Path("results")
@@ -67,7 +69,7 @@ def run_settings(config: RunConfig) -> list[str]:
 
 def runs_index(folder: Path) -> list[dict[str, Any]]:
     """The runs listed in a pack folder's index, oldest first ([] when there is none)."""
-    path = Path(folder) / INDEX_NAME
+    path = existing(folder, INDEX_NAME, OLD_INDEX_NAME)
     if not path.is_file():
         return []
     try:
@@ -110,10 +112,29 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
             number += 1
             name = f"{base}-{number}"
         (root / name).mkdir(parents=True)
-        atomic_write_json(root / INDEX_NAME, {"runs": [*runs, {"id": name, **key,
-                                                               "started": started.isoformat(timespec="seconds")}]})
-        _point_latest(root, name)
+        _write_index(root, [*runs, {"id": name, **key, "started": started.isoformat(timespec="seconds")}])
     return root / name
+
+
+def mark_finished(config: RunConfig, folder: Path, when: dt.datetime) -> None:
+    """Record in the pack folder's index that the run in ``folder`` finished, and point ``latest`` at it (the
+    run that finished last; a run still going is never ``latest``). Nothing to do with ``--out``."""
+    if config.out is not None:
+        return
+    root = pack_folder(config.pack)
+    with _index_lock(root):
+        runs = runs_index(root)
+        for entry in runs:
+            if entry["id"] == Path(folder).name:
+                entry["finished"] = when.isoformat(timespec="seconds")
+        _write_index(root, runs)
+        _point_latest(root, Path(folder).name)
+
+
+def _write_index(root: Path, runs: list[dict[str, Any]]) -> None:
+    """``runs.jsonl``: the index as one JSON line (an index of the earlier name, ``runs.json``, is replaced)."""
+    atomic_write_text(root / INDEX_NAME, one_line_json({"runs": runs}))
+    (root / OLD_INDEX_NAME).unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -29,7 +29,8 @@ def summarize(
     notes: list[str] | None = None,
 ) -> Summary:
     """Counts over the run plus the judge's pooled figures (``notes``: lines worth reading, such as a
-    decision batch that fell back to single questions)."""
+    decision batch that fell back to single questions; the note on replies cut at the token cap is
+    counted here, over ``results``)."""
     audit = AuditResults([AuditResult(**r) for r in results])
     verdicts = Counter(str(r.get("severity")) for r in results)
     errors = sum(map(is_error, results))
@@ -47,11 +48,24 @@ def summarize(
         resumed=resumed,
         tokens=audit.token_usage,
         headline=dict(headline),
-        notes=list(notes or []),
+        notes=[*(n for n in notes or [] if not n.startswith(TRUNCATED)), *truncation_notes(results)],
         outcomes={word: outcomes.get(word, 0) for word in OUTCOMES},
         commonest_error=({"message": messages.most_common(1)[0][0], "count": messages.most_common(1)[0][1]}
                          if messages else None),
     )
+
+
+#: How the summary's note on replies stopped at the output-token cap begins (one note per run, recounted on merge).
+TRUNCATED = "replies stopped at the output-token cap:"
+
+
+def truncation_notes(results: list[dict[str, Any]]) -> list[str]:
+    """The note on replies that stopped at the output-token cap (their judgment's ``truncated``), any benchmark."""
+    cut = sum(bool((r.get("judgment") or {}).get("truncated")) for r in results)
+    if not cut:
+        return []
+    return [f"{TRUNCATED} {cut} of {len(results)}; their answers may be cut short (raise --max-tokens to give "
+            "them room)"]
 
 
 def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:

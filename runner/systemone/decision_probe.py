@@ -24,12 +24,16 @@ PROBE_MODEL = "probe"
 SHORT_REQUESTS, SHORT_SECONDS = 20, 60.0
 FULL_REQUESTS, FULL_SECONDS = 80, 300.0
 WINDOW_BOUND = 256 * 2**10
+#: How many checks each probe makes (the short one leaves out the two limit searches).
+CHECKS = {"full": 6, "short": 4}
 
 
 def probe(url: str, *, model: str = PROBE_MODEL, headers: Mapping[str, str] | None = None, timeout: float = 30.0,
           short: bool = False, max_requests: int | None = None, seconds: float | None = None,
-          max_options: int = 256, max_bytes: int = 4 * 2**20, window_chars: int = WINDOW_BOUND) -> dict[str, Any]:
-    """Probe the endpoint at ``url``; see the module doc. Never raises for what the endpoint does."""
+          max_options: int = 256, max_bytes: int = 4 * 2**20, window_chars: int = WINDOW_BOUND,
+          on_check: Callable[[str, Mapping[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Probe the endpoint at ``url``; see the module doc. Never raises for what the endpoint does. ``on_check``
+    gets each check's name and finding as it ends (progress; none when nothing answers)."""
     budget = (SHORT_REQUESTS, SHORT_SECONDS) if short else (FULL_REQUESTS, FULL_SECONDS)
     checks: dict[str, dict[str, Any]] = {}
     with ProbeClient(url, headers=headers, timeout=timeout, max_requests=max_requests or budget[0],
@@ -44,11 +48,15 @@ def probe(url: str, *, model: str = PROBE_MODEL, headers: Mapping[str, str] | No
                     checks[name] = {"status": "not run", "detail": str(exc)}
                 except SystemOneError as exc:
                     checks[name] = {"status": "failed", "detail": str(exc)}
-            return checks[name]
+            found = checks[name]
+            if name == "schema" and found["status"] == "failed" and found["detail"].startswith(
+                    ("ConnectError", "ConnectTimeout")):
+                found["reachable"] = False
+            if on_check is not None and checks["schema"].get("reachable") is not False:
+                on_check(name, found)
+            return found
 
-        schema = check("schema", lambda: probe_checks.schema(client, model))
-        if schema["status"] == "failed" and schema["detail"].startswith(("ConnectError", "ConnectTimeout")):
-            schema["reachable"] = False
+        check("schema", lambda: probe_checks.schema(client, model))
         check("option_order", lambda: probe_checks.option_order(client, model))
         noise = check("determinism", lambda: probe_checks.determinism(client, model)).get("max_probability_change", 0)
         window = {"bound": window_chars}

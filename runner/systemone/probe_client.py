@@ -17,6 +17,7 @@ import httpx
 
 from auditpacks.core import bounded_http
 from auditpacks.core.redact import redact
+from auditpacks.runner.models import waits
 
 
 class BudgetSpent(RuntimeError):
@@ -61,12 +62,15 @@ class ProbeClient:
             raise BudgetSpent("the probe's time budget is spent")
         self.requests += 1
         payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        started = time.monotonic()
+        started, key = time.monotonic(), id(payload)
+        waits.note(key, 1, 1, started, self.timeout)   # for the progress heartbeat
         try:
             response = self._client.post(self.url, content=payload, headers=self.headers)
         except httpx.HTTPError as exc:
             error = redact(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": "))
             return Reply(0, None, time.monotonic() - started, error, len(payload))
+        finally:
+            waits.clear(key)
         try:
             data = response.json()
         except ValueError:

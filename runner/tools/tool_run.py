@@ -19,12 +19,12 @@ import json
 import os
 from pathlib import Path
 from dataclasses import asdict
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
-from auditpacks.core.io import appendable, atomic_write_json, atomic_write_text, iter_jsonl
-from auditpacks.core.run_files import ERROR, is_error, results_name, tool_run_names
+from auditpacks.core.io import appendable, atomic_write_text, iter_jsonl
+from auditpacks.core.run_files import ERROR, is_error, one_line_json, results_name, tool_run_names
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.tools.tool_loop import ToolLoop
 
@@ -81,9 +81,11 @@ def _count(counts: dict[str, int], trace: Mapping[str, Any]) -> None:
 
 
 def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: ToolSetup, *, out: Path, stem: str,
-                   fresh: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                   fresh: bool = False, on_done: Callable[[dict[str, Any]], None] | None = None
+                   ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run each scenario, grade its final reply, write results, traces and the condition's info; the counts and
-    the results. Each cutoff's snapshot lands in ``setup.condition.snapshots``."""
+    the results. Each cutoff's snapshot lands in ``setup.condition.snapshots``; ``on_done`` gets each result
+    (resumed ones too) as it is ready (progress)."""
     condition = setup.condition.name
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,14 +107,16 @@ def run_with_tools(scenarios: list[Mapping[str, Any]], loop: ToolLoop, setup: To
             _append(journal, {"condition": condition, "result": result, "trace": trace})
         results.append(result)
         traces.append(trace)
+        if on_done is not None:
+            on_done(result)
         _count(counts, trace)
         if trace.get("cutoff") and trace.get("snapshot"):
             setup.condition.snapshots[trace["cutoff"]] = trace["snapshot"]
     write_results(out / results_name(stem), [slim_result(r) for r in results], results)
     atomic_write_text(out / traces_name, "".join(json.dumps(t, ensure_ascii=False, default=str) + "\n"
                                                             for t in traces))
-    atomic_write_json(out / tools_name, {**setup.info, **asdict(setup.condition), "condition": condition,
-                                                     "counts": counts})
+    atomic_write_text(out / tools_name, one_line_json({**setup.info, **asdict(setup.condition),
+                                                       "condition": condition, "counts": counts}))
     return counts, results
 
 

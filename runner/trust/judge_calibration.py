@@ -14,7 +14,7 @@ import asyncio
 import contextvars
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from simpleaudit.targets import TargetResponse
 
@@ -86,9 +86,11 @@ def calibration_items(benchmark: str, scenarios: Sequence[Mapping[str, Any]],
 
 async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest: Mapping[str, Any] | None,
                 embedded_url: str | None, embedded_identity: dict[str, Any] | None,
-                cache: ResponseCache | None) -> Graded:
+                cache: ResponseCache | None,
+                on_done: Callable[[dict[str, Any]], None] | None = None) -> Graded:
     """Every item graded by ``config``'s judge, ``config.concurrency`` at a time. ``items``: calibration items,
-    or any replayed transcript with their ``id``, ``scenario``, ``replies``, ``follow_ups`` and ``turns``."""
+    or any replayed transcript with their ``id``, ``scenario``, ``replies``, ``follow_ups`` and ``turns``.
+    ``on_done`` gets each item's ``{"severity", "judgment"}`` as it finishes (progress)."""
     roles = build_roles(config, model_judge=True, embedded_url=embedded_url, embedded_identity=embedded_identity,
                         cache=cache)
     if roles.judge is None:
@@ -110,6 +112,8 @@ async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest
             scenario_log.explain_ungraded(judgment, log)
             graded.verdicts[item.id] = verdict_of(result.severity)
             graded.judgments[item.id] = judgment
+            if on_done is not None:
+                on_done({"severity": result.severity, "judgment": judgment})
 
     try:
         await asyncio.gather(*(asyncio.create_task(one(item)) for item in items))

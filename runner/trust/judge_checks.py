@@ -37,7 +37,8 @@ def qualification(judge: Mapping[str, Any], benchmark: str | None,
     data: dict[str, Any] = {"status": status, "benchmark": benchmark, "judge": store.identity(judge),
                             "line": store.status_line(benchmark, judge, found)}
     if found is not None:
-        data.update({key: found.get(key) for key in ("file", "created", "reasons", "bar", "kappa", "ungraded_share")})
+        data.update({key: found.get(key) for key in ("file", "created", "reasons", "bar", "kappa", "ungraded_share",
+                                                     "skipped_probes")})
         data["agreement"] = {row["kind"]: row["agreement"] for row in found.get("expectations") or []}
         data["flip_rate"] = {row["probe"]: row["flip_rate"] for row in found.get("bias") or []}
     return data

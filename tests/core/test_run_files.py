@@ -42,7 +42,7 @@ def test_is_error(result, expected):
 
 
 def test_a_tool_runs_files_share_the_stem():
-    assert tool_run_names("m") == ("m.traces.jsonl", "m.tools.json", "m.tools-journal.jsonl")
+    assert tool_run_names("m") == ("m.traces.jsonl", "m.tools.jsonl", "m.tools-journal.jsonl")
     assert {stem_of(f"out/{name}") for name in tool_run_names("a.b")} == {"a.b"}
 
 
@@ -63,3 +63,18 @@ def test_an_errors_cause_is_one_line_of_its_judgment_else_its_first_issue():
     assert error_message({"judgment": {}, "issues_found": ["HTTP 500", "HTTP 502"]}) == "HTTP 500"
     assert error_message({}) == "unknown error"
     assert error_message({"judgment": {"error": "x" * 200}}) == "x" * 159 + "…"
+
+
+def test_only_results_files_and_the_run_record_end_in_json_and_earlier_names_are_still_read(tmp_path):
+    from auditpacks.core.run_files import INDEX_NAME, existing, one_line_json, progress_name
+
+    # a viewer that offers a folder's *.json files offers results files (and the record, which has no results)
+    assert [progress_name("m"), tool_run_names("m")[1], INDEX_NAME] == ["m.progress.jsonl", "m.tools.jsonl",
+                                                                      "runs.jsonl"]
+    assert stem_of("m.progress.json") == stem_of("m.tools.json") == stem_of("m.progress.jsonl") == "m"
+    assert existing(tmp_path, "runs.jsonl", "runs.json") == tmp_path / "runs.jsonl"   # neither: the new name
+    (tmp_path / "runs.json").write_text("{}", encoding="utf-8")
+    assert existing(tmp_path, "runs.jsonl", "runs.json") == tmp_path / "runs.json"    # only the earlier one
+    (tmp_path / "runs.jsonl").write_text("{}", encoding="utf-8")
+    assert existing(tmp_path, "runs.jsonl", "runs.json") == tmp_path / "runs.jsonl"
+    assert one_line_json({"a": [1, "é"]}) == '{"a":[1,"é"]}\n'

@@ -42,3 +42,14 @@ def test_verbatim_span_is_a_substring_of_the_text():
     span = verbatim_span(text)
     assert span in text and 40 <= len(span) <= 160 and not span.endswith(" ")
     assert verbatim_span("tiny\nlines") is None
+
+
+def test_a_probe_not_made_from_every_item_is_recorded_with_why():
+    from auditpacks.judges.judge_items import skipped_probes
+
+    plain = item(id="p · gold", scenario={"name": "p", "test_prompt": "Which article applies?"})
+    items = with_probes([item(), plain])   # one item lists options, one does not
+    assert skipped_probes(items) == [{"probe": REORDERED, "skipped": 1, "of": 2,
+                                      "why": "the prompt lists no options to reorder, so option-order bias is "
+                                             "not measured"}]
+    assert skipped_probes(with_probes([item()])) == []

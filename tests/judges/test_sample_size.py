@@ -45,3 +45,13 @@ def test_a_limit_run_prints_the_warning_and_records_it(tmp_path, capsys):
     assert "note: only 2 judgments: " in out   # 4 scenarios of judgments V0000 and V0001
     recorded = run_file(tmp_path / "out")["summary"]["headline"]["warnings"]
     assert any(w.startswith("a subset: 4 of the pack's 30") for w in recorded)
+
+
+def test_a_jacite_language_resting_on_one_question_is_warned_on_its_own():
+    scenarios = [jacite("q1"), jacite("q2"), jacite("q3"),
+                 {"name": "e", "metadata": {"question_id": "q4", "language": "en"}}]
+    assert warnings("grounding", scenarios, in_pack=4) == [
+        "en: only 1 question: intervals that resample questions say almost nothing with fewer than 3"]
+    # fewer than three over the whole run: the run's one warning says it for every language
+    assert warnings("grounding", scenarios[2:], in_pack=2) == [
+        "only 2 questions: intervals that resample questions say almost nothing with fewer than 3"]

@@ -199,3 +199,23 @@ def test_an_empty_pack_and_records_with_odd_metadata():
     pack = [_paired(1, "set", "branch_set", "a"), _paired(2, "set", "branch_set", "outlier")]
     assert [(f.record, f.message) for f in check_pack(pack) if f.level == ERROR] == [
         ("pair 'set'", "branch_set member labelled majority or outlier")]
+
+
+@pytest.mark.parametrize("text, warned", [("Cites AB-12.", True), ("Row NAV-3 of the register.", True),
+                                          ("As A/RES/ES-10/14 says.", False), ("S/RES/1515(2003).", False),
+                                          ("See ES-10/14.", False)])
+def test_a_document_symbol_is_not_a_register_row_id(text, warned):
+    got = findings(scenario(1, expected_behavior=["One.", "Two.", text]), WARN)
+    assert got == ([(WARN, "expected_behavior[2]", "contains a register-row id")] if warned else [])
+
+
+def test_every_builder_writes_a_pack_that_checks_clean(tmp_path, capsys):
+    from auditpacks.runner.cli.main import main
+    from tests.support.paths import FIXTURES
+
+    for bench in ("icj", "iustitia", "jacite"):
+        out = tmp_path / f"{bench}.json"
+        assert main(["build", bench, "--source", str(FIXTURES / bench), "--out", str(out)]) == 0
+        capsys.readouterr()
+        assert main(["check", str(out)]) == 0
+        assert f"{out.name}: " in (text := capsys.readouterr().out) and ", 0 errors, 0 warnings" in text, text

@@ -69,7 +69,20 @@ def test_section_is_a_table_a_plot_and_the_headline_warnings(run):
     assert [row[0].value for row in table.rows] == ["q0", "q1", "q2", "q3", "q4"]
     (plot,) = part.plots
     assert plot.kind == "dots" and plot.series["agreement"][0] == [0.5, 0.0, 1.0, 1.0, 1.0]
-    assert part.warnings == ["only 5 judgments: judgment-bootstrap intervals under-cover with few clusters"]
+    # each question is asked in two judgments (q0: V0000 and V0002): too few to resample, so no interval
+    assert part.warnings == ["only 5 judgments: judgment-bootstrap intervals under-cover with few clusters",
+                             "per question: 5 of 5 questions rest on fewer than 3 judgments (q0, q1, q2, q3, q4); "
+                             "their intervals are withheld"]
+    assert all(r["judgments"] == 2 and r["ci"] is None for r in per_question(run))
+
+
+def test_a_question_asked_in_three_judgments_or_more_keeps_its_interval(tmp_path):
+    # 30 scenarios, two per judgment: q0 is asked in V0000, V0002, V0005, V0007, V0010 and V0012
+    scenarios = json.loads(write_pack(tmp_path / "tiny.json", 30, per_document=2).read_text(encoding="utf-8"))
+    run = Run([(s, choice_result(s, s["decision"]["accepted"][0])) for s in scenarios])
+    rows = {r["question"]: r for r in per_question(run)}
+    assert rows["q0"]["judgments"] == 6 and rows["q0"]["ci"] == [1.0, 1.0]
+    assert not any(w.startswith("per question:") for w in section(run).warnings)
 
 
 def test_answer_words():

@@ -19,7 +19,7 @@ def test_a_folder_compares_each_packs_runs_and_names_the_lone_ones(tmp_path, mon
     pairs = [(c["a"], c["b"]) for c in json.loads(printed.out)]
     assert pairs == [("alpha.json · temperature 0 · seed 0", "alpha.json · temperature 0.7 · seed 0"),
                      ("alpha.json · temperature 0 · seed 0", "alpha.json · temperature 0 · seed 3")]
-    assert "beta.json · temperature 0 · seed 0: no other run of its pack and benchmark here; left out" in printed.err
+    assert "m · beta.json: no other run of its pack and benchmark here; left out" in printed.err
     assert main(["compare", "results"]) == 0
     assert capsys.readouterr().out.startswith("what differs: pack (alpha.json, beta.json); temperature (0, 0.7); "
                                               "seed (0, 3)\n")

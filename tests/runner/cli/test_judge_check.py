@@ -94,6 +94,30 @@ def test_the_correct_judge_is_qualified_and_its_file_is_named_for_it(packs, serv
     assert saved["judge"] == {"model": "judge-correct", "provider": "openai", "base_url": server.base_url}
     assert saved["benchmark"] == bench and saved["qualified"] is True
     assert len(saved["transcripts"]) == data["items"] and Path(data["file"]).parent == tmp_path
+    kinds, has_options = BENCHMARKS[bench]
+    core = kinds * scenarios_in(packs[bench])
+    # jacite's prompts list no options: the option-order probe is skipped on every core item, and the file says so
+    skipped = [] if has_options else [{"probe": "reordered", "skipped": core, "of": core,
+                                       "why": "the prompt lists no options to reorder, so option-order bias is "
+                                              "not measured"}]
+    assert saved["skipped_probes"] == skipped
+    assert bool(saved["not_measured"]) is not has_options
+
+
+def test_a_qualification_with_a_skipped_probe_says_so_in_its_report_and_in_runs(packs, server, tmp_path, capsys):
+    from auditpacks.judges.qualification_store import status_line
+
+    capsys.readouterr()
+    assert main(["judge-check", "--pack", str(packs["jacite"]), "--judge-model", "judge-correct", "--judge-base-url",
+                 server.base_url, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "probe 'reordered': skipped on " in out and "QUALIFIED on what was measured" in out
+    saved = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
+    line = status_line("jacite", {"model": "judge-correct"}, {**saved, "file": "q.json"})
+    assert line.startswith("judge judge-correct: qualified on jacite (q.json, ")
+    assert line.endswith("; not measured: 'reordered' probe skipped on " f"{saved['skipped_probes'][0]['of']} of "
+                         f"{saved['skipped_probes'][0]['of']} items: the prompt lists no options to reorder, so "
+                         "option-order bias is not measured")
 
 
 def test_judge_calls_go_through_the_run_judge_path(packs, server, tmp_path, capsys):

@@ -43,3 +43,30 @@ def test_a_packs_read_report_is_shown_in_brief(tmp_path, capsys):
     assert listed[0]["read"] == {"tables": 2, "rows": 10, "as_declared": 0, "skipped": 0, "warnings": []}
     assert main(["list", str(tmp_path)]) == 0
     assert "(icj, 5 scenarios; read 2 tables, 10 rows, 0 as declared, 0 files skipped)" in capsys.readouterr().out
+
+
+def test_a_run_still_going_is_listed_as_running_and_latest_names_the_finished_one(tmp_path, capsys):
+    import datetime as dt
+    from pathlib import Path
+
+    from auditpacks.core.io import atomic_write_json
+    from auditpacks.runner.store.lock import FolderLock
+    from tests.runner.store.test_layout import save_record
+
+    root = tmp_path / "results" / "p"
+    for name in ("done", "going", "gone"):
+        (root / name).mkdir(parents=True)
+    save_record(root / "done")
+    atomic_write_json(root / "runs.json", {"runs": [
+        {"id": name, "model": "m", "started": dt.datetime(2026, 12, 3, i).isoformat()}
+        for i, name in enumerate(("done", "going", "gone"), 1)]})
+    os.symlink("done", root / "latest")
+    with FolderLock(root / "going"):
+        assert main(["list", str(tmp_path), "--json"]) == 0
+        listing = {Path(r["run"]).name: r for r in json.loads(capsys.readouterr().out)["runs"]}
+        assert main(["list", str(tmp_path)]) == 0
+        text = capsys.readouterr().out
+    assert {name: (r["state"], r["latest"]) for name, r in listing.items()} == {
+        "done": ("finished", True), "going": ("running", False), "gone": ("stopped", False)}
+    assert "going  m · running · started 2026-12-03T02:00:00" in text and "errors · " in text
+    assert text.count(" · latest") == 1

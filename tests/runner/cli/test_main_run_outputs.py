@@ -166,3 +166,21 @@ def test_results_files_load_in_simpleaudit_and_have_the_shape_studio_lists(tmp_p
         assert data["results"] and all("scenario_name" in r and "severity" in r for r in data["results"])
     raw = json.loads((tmp_path / "out" / "m.run.json").read_text())
     assert "results" not in raw and "runs" not in raw
+
+
+def test_every_json_file_a_run_leaves_is_a_results_file_or_the_run_record(tmp_path, monkeypatch):
+    """A listing that offers a folder's *.json files offers only files that open as results (the record aside)."""
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(tmp_path / "tiny.json", 3)
+    with FakeOpenAI() as server:
+        assert main(["run", "--pack", str(pack), "--target", "m", "--base-url", server.base_url, "--quiet"]) == 0
+    root = tmp_path / "results" / "tiny"
+    names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.json") if "latest" not in p.parts)
+    (folder,) = {n.split("/")[0] for n in names}
+    assert names == [f"{folder}/m.json", f"{folder}/m.run.json"]
+    assert len(AuditResults.load(str(root / folder / "m.json"))) == 3
+    assert {p.name for p in (root / folder).iterdir()} >= {"m.progress.jsonl", "m.journal.jsonl"}
+    index = json.loads((root / "runs.jsonl").read_text(encoding="utf-8"))
+    assert isinstance(index["runs"], list)      # not an experiment's {"runs": {model: [...]}} either
+    raw = json.loads((root / folder / "m.run.json").read_text(encoding="utf-8"))
+    assert "results" not in raw and "runs" not in raw

@@ -29,3 +29,11 @@ def test_nothing_listening_is_one_line_and_exit_2(capsys):
     code = main(["probe-decision", f"http://127.0.0.1:{free_port()}/v1/systemone", "--timeout", "2"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "cannot reach" in err[0]
+
+
+def test_progress_lines_count_the_checks_on_stderr(capsys):
+    with FaultySystemOne() as server:
+        assert main(["probe-decision", server.url, "--max-bytes", "65536", "--window-chars", "4096"]) == 0
+    err = capsys.readouterr().err
+    assert [line.split("]")[0] for line in err.splitlines() if line.startswith("[")] == [
+        f"[{n}/6" for n in range(1, 7)], err    # schema, option order, determinism, two limits, state window

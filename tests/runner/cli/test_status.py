@@ -9,17 +9,18 @@ from auditpacks.runner.cli.main import main
 from auditpacks.runner.store.lock import FolderLock
 
 
-def write_shard(folder, keys: list[str], total: int, severity: str = "PASS") -> None:
+def write_shard(folder, keys: list[str], total: int, severity: str = "PASS",
+                progress: str = "m.progress.jsonl") -> None:
     folder.mkdir(parents=True)
     lines = [json.dumps({"fingerprint": "f"})] + [
         json.dumps({"key": k, "name": k, "result": {"severity": severity}}) for k in keys]
     (folder / "m.journal.jsonl").write_text("\n".join(lines) + "\n")
-    (folder / "m.progress.json").write_text(json.dumps({"total": total, "resumed": 0, "started": time.time() - 100}))
+    (folder / progress).write_text(json.dumps({"total": total, "resumed": 0, "started": time.time() - 100}))
 
 
 def test_status_prints_each_shard_and_the_total_while_a_run_holds_its_lock(tmp_path, capsys):
     write_shard(tmp_path / "shard-1", ["a", "b"], 5)
-    write_shard(tmp_path / "shard-2", ["c"], 3, severity="ERROR")
+    write_shard(tmp_path / "shard-2", ["c"], 3, severity="ERROR", progress="m.progress.json")  # the earlier name
     with FolderLock(tmp_path / "shard-1"):  # a run writing shard 1 right now
         assert main(["status", str(tmp_path / "shard-1"), str(tmp_path / "shard-2")]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -164,3 +165,12 @@ def test_every_tool_loop_call_is_capped_and_carries_the_inputs_system_message(pa
     assert systems.pop().startswith(own.pop() + "\n\n")  # the inputs' system message, then the condition's
     _, tools_file, _ = tool_run_names("scripted")
     assert json.loads((tmp_path / "out" / "Designed Tools Only" / tools_file).read_text())["max_tokens"] == budget
+
+
+def test_a_tool_run_prints_progress_lines_as_run_does(pack, tmp_path, capsys):
+    with ScriptedToolServer(script) as server:
+        capsys.readouterr()
+        assert _run(pack, tmp_path, "Parametric", server) == 0
+    err = capsys.readouterr().err
+    counts = re.findall(r"^\[(\d+)/5\] .* errors", err, flags=re.M)
+    assert counts and counts[-1] == "5", err   # five targets, the last line counts all of them

@@ -10,8 +10,8 @@ from auditpacks.core.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, run_id
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
-from auditpacks.runner.store.layout import (guard_folder, open_run_folder, results_name, run_folder,
-                                                run_settings, runs_index)
+from auditpacks.runner.store.layout import (guard_folder, mark_finished, open_run_folder, results_name,
+                                                run_folder, run_settings, runs_index)
 
 SHA = "ab" * 32
 
@@ -57,7 +57,7 @@ def test_each_setting_gets_its_own_run_and_the_same_settings_resume(tmp_path, mo
     entries = runs_index(Path("results/p"))
     assert [e["id"] for e in entries] == [first.name, other.name, again.name]
     assert [e["fingerprint"] for e in entries] == ["fp1", "fp2", "fp1"]
-    assert os.readlink(Path("results/p") / LATEST_NAME) == again.name
+    assert not (Path("results/p") / LATEST_NAME).exists()      # none has finished yet
     assert open_here(tmp_path, monkeypatch) == again        # the latest run with these settings
     assert open_here(tmp_path, monkeypatch, shard="1/2") != again  # a shard is a run of its own
 
@@ -122,3 +122,34 @@ def test_runs_started_at_once_each_get_their_own_entry(tmp_path, monkeypatch):
                                                           started=WHEN), configs))
     assert len(set(folders)) == 8
     assert sorted(e["shard"] for e in runs_index(Path("results/p"))) == sorted(c.shard for c in configs)
+
+
+def test_latest_names_the_run_that_finished_last_never_one_still_going(tmp_path, monkeypatch):
+    first = open_here(tmp_path, monkeypatch)
+    mark_finished(RunConfig(pack=Path("packs/p.json")), first, WHEN + dt.timedelta(minutes=5))
+    assert os.readlink(Path("results/p") / LATEST_NAME) == first.name
+    running = open_here(tmp_path, monkeypatch, "fp2", temperature=0.5)   # started after, not finished
+    assert os.readlink(Path("results/p") / LATEST_NAME) == first.name
+    entries = {e["id"]: e for e in runs_index(Path("results/p"))}
+    assert entries[first.name]["finished"] == "2026-12-03T07:20:30+00:00" and "finished" not in entries[running.name]
+    mark_finished(RunConfig(pack=Path("packs/p.json")), running, WHEN + dt.timedelta(minutes=9))
+    assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
+    mark_finished(RunConfig(pack=Path("packs/p.json"), out=Path("mine")), Path("mine"), WHEN)   # --out: no index
+    assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
+
+
+def test_the_index_is_one_json_line_and_an_index_of_the_earlier_name_is_read_and_replaced(tmp_path, monkeypatch):
+    import json
+
+    root = tmp_path / "results" / "p"
+    root.mkdir(parents=True)
+    (root / "m-choice-1203-071530").mkdir()
+    (root / "runs.json").write_text(json.dumps({"runs": [{"id": "m-choice-1203-071530", "fingerprint": "fp1",
+                                                          "pack_sha256": SHA, "shard": None, "model": "m"}]},
+                                               indent=2), encoding="utf-8")
+    assert open_here(tmp_path, monkeypatch) == Path("results/p/m-choice-1203-071530")   # resumed from runs.json
+    other = open_here(tmp_path, monkeypatch, "fp2")
+    assert not (root / "runs.json").exists()
+    text = (root / INDEX_NAME).read_text(encoding="utf-8")
+    assert INDEX_NAME == "runs.jsonl" and text.count("\n") == 1
+    assert [e["id"] for e in json.loads(text)["runs"]] == ["m-choice-1203-071530", other.name]

@@ -23,7 +23,7 @@ def planted_index(root: Path, run_id: str) -> None:
 def test_an_id_that_is_not_a_plain_folder_name_is_refused_naming_the_index(tmp_path, monkeypatch, run_id):
     planted_index(tmp_path / "results" / "p", run_id)
     (tmp_path / "elsewhere").mkdir()
-    with pytest.raises(RunError, match=r"runs.json: run 0 has id .* not a folder name inside p/; move the index"):
+    with pytest.raises(RunError, match=r"runs.jsonl: run 0 has id .* not a folder name inside p/; move the index"):
         open_here(tmp_path, monkeypatch)
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
