@@ -16,7 +16,9 @@ def judgment_text(verdict: str, words: int = 1500) -> str:
 
 
 def write_hosted_pack(path: Path, documents: int = 3, *, words: int = 1500) -> Path:
-    with PackWriter(path, builder="tests", extra={"grading": {"judge": "choice_match"}}) as writer:
+    # the reply the fake providers give: the key, then a quote of about 25 words ("findingNN": 2 tokens each)
+    answer = {"format": "an option key, then a short quote", "tokens": 54}
+    with PackWriter(path, builder="tests", extra={"grading": {"judge": "choice_match"}, "answer": answer}) as writer:
         for i in range(documents * PER_DOCUMENT):
             scenario = tiny_scenario(i, per_document=PER_DOCUMENT)
             scenario["documents"] = [judgment_text(scenario["metadata"]["verdict_id"], words)]
