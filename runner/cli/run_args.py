@@ -147,6 +147,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--dry-run", action="store_true",
                        help="send nothing: print per model the scenarios, documents, tokens, and the cost and time "
                             "of a plain, prompt-cached, batch and batch+cached run (see docs/hosted.md)")
+    speed.add_argument("--pilot", type=integer(1), metavar="N",
+                       help="with --dry-run and one --target: run the first N scenarios for real, read their usage "
+                            "and re-quote the whole selection from it")
     speed.add_argument("--prices", type=Path, metavar="FILE",
                        help="price table (YAML, dated) for quotes and incurred cost (default: the bundled one)")
     speed.add_argument("--batch-api", action="store_true",
