@@ -46,6 +46,7 @@ class Price:
     expected_output_tokens: int
     cache_step_tokens: int = 1   # a cache hit grows in steps of this many tokens past cache_min_tokens
     source: str = ""             # the provider's price page the row was read from
+    checked: str = ""            # when it was read there
 
 
 #: the cache step where a row names none: OpenAI caches in 128-token increments, the others to the token
@@ -92,7 +93,7 @@ def _row(name: str, data: Any, defaults: Mapping[str, Any], source: str) -> Pric
     provider = str(merged.get("provider") or "openai")
     step = int(_number(merged.get("cache_step_tokens", CACHE_STEPS.get(provider, 1)), where, "cache_step_tokens"))
     return Price(model=name, provider=provider, **values, cache_step_tokens=max(step, 1),
-                 source=str(merged.get("source") or ""))
+                 source=str(merged.get("source") or ""), checked=str(merged.get("checked") or ""))
 
 
 def load(path: str | Path | None = None) -> PriceTable:
