@@ -146,7 +146,7 @@ def chat_api(name: str, *, model: str, base_url: str | None, api_key: str | None
     url = (base_url or EMBEDDED_URL) if embedded else openai_base_url(name, base_url)
     return OpenAIChatAPI(
         model=model, base_url=url, api_key=api_key or "local", timeout=timeout,
-        identity=identity or {"base_url": url.rstrip("/")},
+        identity=identity if identity or not embedded else {"base_url": url.rstrip("/")},
         token_param="max_completion_tokens" if official_openai(name, url) else "max_tokens",
         preflight=preflight, slot_pinning=slot_pinning,
         prompt_cache_key=not embedded and (official_openai(name, url) if prompt_cache is None else prompt_cache),
