@@ -88,7 +88,8 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=True, width=terminal_width(stream))
     s = record.summary
     via = (f"{record.model} (the embedded model, llama.cpp)" if record.embedded else
-           f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else ""))
+           f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else "")
+           + "".join(f", {url}" for url in record.parameters.get("more_base_urls") or ()))
     console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
