@@ -157,7 +157,10 @@ def _performance_lines(perf: dict[str, Any] | None, unit: str = "document") -> l
     lines = []
     if perf.get("prompt_order"):
         groups = perf.get("documents", 0)
+        earlier = perf.get("earlier_attempts") or {}
         lines.append(f"prompts: {perf['prompt_order']}, {groups} {unit}{'' if groups == 1 else 's'} run"
+                     + (f" (and {earlier.get('documents', 0)} by earlier attempts: {earlier.get('scenarios', 0)} "
+                        "scenarios resumed)" if earlier else "")
                      + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
     tokens = perf.get("server_prompt_tokens")
     if tokens:
