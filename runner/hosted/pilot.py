@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from auditpacks.runner.hosted import prices
-from auditpacks.runner.hosted.plan import _marks, quote_model, selection
+from auditpacks.runner.hosted.plan import marks_for, quote_model, selection
 from auditpacks.runner.models.usage import Usage
 from auditpacks.runner.settings.config import RunConfig
 
@@ -54,7 +54,7 @@ def requote(config: RunConfig, cost: Mapping[str, Any], n: int) -> PilotQuote:
     ``repeats`` times)."""
     table = prices.load(config.prices)
     price = table.lookup(config.target or "")
-    items, _, manifest = selection(config, mark=_marks(price))
+    items, _, manifest = selection(config, mark=marks_for(price))
     requests = min(n, len(items)) * max(config.repeats, 1)
     way = cost["way"]
     quoted, billed = cost["quote"]["usage"] or {}, cost["incurred"]

@@ -276,16 +276,17 @@ def quote(config: RunConfig, models: list[str] | None = None) -> Quote:
     names = models or ([config.target] if config.target else list(table.models))
     laid: dict[bool, tuple[list[Prompt], str, dict[str, Any]]] = {}
     for name in names:   # Anthropic's prompts carry cache marks; the others' do not
-        mark = _marks(table.lookup(name))
+        mark = marks_for(table.lookup(name))
         if mark not in laid:
             laid[mark] = selection(config, mark=mark)
     items, order, _ = next(iter(laid.values()))
     return Quote(pack=os.path.basename(str(config.pack)), prompt_order=order, repeats=config.repeats,
                  concurrency=config.concurrency, price_date=table.date, price_source=os.path.basename(table.source),
                  batch_turnaround_hours=table.batch_turnaround_hours,
-                 models=[quote_model(name, laid[_marks(table.lookup(name))][0], table, config,
-                                     laid[_marks(table.lookup(name))][2]) for name in names])
+                 models=[quote_model(name, laid[marks_for(table.lookup(name))][0], table, config,
+                                     laid[marks_for(table.lookup(name))][2]) for name in names])
 
 
-def _marks(price: prices.Price | None) -> bool:
+def marks_for(price: prices.Price | None) -> bool:
+    """Whether the model's prompts carry cache marks (Anthropic's)."""
     return price is not None and price.provider == "anthropic"

@@ -36,7 +36,8 @@ def test_quote_is_within_its_margin_of_the_bill(packs, tmp_path, provider, name,
     record, bill = billed_run(packs / name, provider, tmp_path / "out", batch_api=batch)
     cost = record.cost
     assert record.summary.errors == 0 and {k: cost["incurred"][k] for k in bill} == bill
-    assert cost["way"] == ("both" if batch else "caching") if name == "iustitia.json" else True
+    if name == "iustitia.json":   # long judgments, document-first: the cache is used (jacite's prompts are short)
+        assert cost["way"] == ("both" if batch else "caching")
     margin = MODELS[provider][1]
     assert cost["quote"]["cost"] == pytest.approx(cost["incurred"]["cost"], rel=margin)
     low, high = cost["quote"]["range"]
