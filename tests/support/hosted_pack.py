@@ -41,3 +41,14 @@ def write_prices(path: Path, expected_output_tokens: int = 2, batch_discount: fl
     price is ``batch_discount`` times the normal one."""
     path.write_text(PRICES % (batch_discount, expected_output_tokens), encoding="utf-8")
     return path
+
+
+def benchmark_packs(folder: Path) -> Path:
+    """An Iustitia pack built from the fixture (``iustitia.json``: long Albanian judgments) and a jacite pack of
+    twelve questions (``jacite.json``: short Japanese and English prompts) in ``folder``."""
+    from auditpacks.runner.cli.main import main
+    from tests.support.iustitia import build_pack
+
+    build_pack(folder, name="iustitia.json")
+    assert main(["build", "jacite", "--out", str(folder / "jacite.json"), "--limit", "12"]) == 0
+    return folder

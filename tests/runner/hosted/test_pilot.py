@@ -10,17 +10,14 @@ from auditpacks.runner.cli.main import main
 from auditpacks.runner.hosted.pilot import PilotQuote, pilot_line
 from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
-from tests.support.iustitia import build_pack
+from tests.support.hosted_pack import benchmark_packs
 
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-0"}
 
 
 @pytest.fixture(scope="module")
 def packs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("packs")
-    build_pack(folder, name="iustitia.json")
-    assert main(["build", "jacite", "--out", str(folder / "jacite.json"), "--limit", "12"]) == 0
-    return folder
+    return benchmark_packs(tmp_path_factory.mktemp("packs"))
 
 
 @pytest.mark.parametrize("provider", sorted(MODELS))

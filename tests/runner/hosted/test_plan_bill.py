@@ -5,19 +5,15 @@ Albanian judgments, document-first) and a jacite pack (short Japanese questions)
 import pytest
 
 import auditpacks
-from auditpacks.runner.cli.main import main
 from tests.support.fake_hosted import FakeHosted
-from tests.support.iustitia import build_pack
+from tests.support.hosted_pack import benchmark_packs
 
 MODELS = {"openai": ("gpt-4o-mini", 0.05), "anthropic": ("claude-sonnet-4-0", 0.10)}
 
 
 @pytest.fixture(scope="module")
 def packs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("packs")
-    build_pack(folder, name="iustitia.json")
-    assert main(["build", "jacite", "--out", str(folder / "jacite.json"), "--limit", "12"]) == 0
-    return folder
+    return benchmark_packs(tmp_path_factory.mktemp("packs"))
 
 
 def billed_run(pack, provider, out, **options):
