@@ -77,7 +77,8 @@ def build(args: argparse.Namespace) -> Path:
         filters={"is_canonical": True, "track": args.track, "clef_supported_only": args.track == "le26",
                  "smoke": bool(args.smoke), "per_question": args.per_question, "seed": args.seed,
                  "limit": args.limit},
-        extra={"dataset": cb["dataset"], "grading": {"judge": "choice_match"}, "smoke": smoke_names,
+        extra={"dataset": cb["dataset"], "grading": {"judge": "choice_match"}, "answer": dict(cb["answer"]),
+               "smoke": smoke_names,
                **({"smoke_missing": smoke_missing} if smoke_missing else {}), "read_report": report,
                "track": args.track, "seed": args.seed},
     )

@@ -156,6 +156,7 @@ def build(args: argparse.Namespace) -> Path:
                     "registry": registry_to_manifest({k: v for k, v in index.items() if k in used_laws})},
         "smoke": smoke_names(scenarios),
         "run": dict(book["run"]),
+        "answer": dict(book["answer"]),
         "questions": "generated (seed %d, %d per language)" % (book["seed"], book["per_language"])
         if generated else ", ".join(e["name"] for e in entries[1:]),
         **({"read_report": report.as_dict()} if report is not None else {}),

@@ -147,6 +147,13 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, pack_required: bool = 
     speed.add_argument("--dry-run", action="store_true",
                        help="send nothing: print per model the scenarios, documents, tokens, and the cost and time "
                             "of a plain, prompt-cached, batch and batch+cached run (see docs/hosted.md)")
+    speed.add_argument("--prompt-cache", action=argparse.BooleanOptionalAction, default=None,
+                       help="send each document's prompt_cache_key to any OpenAI-compatible endpoint (a proxy or "
+                            "gateway), not only OpenAI's own; --no-prompt-cache sends neither it nor Anthropic's "
+                            "cache marks")
+    speed.add_argument("--pilot", type=integer(1), metavar="N",
+                       help="with --dry-run and one --target: run the first N scenarios for real, read their usage "
+                            "and re-quote the whole selection from it")
     speed.add_argument("--prices", type=Path, metavar="FILE",
                        help="price table (YAML, dated) for quotes and incurred cost (default: the bundled one)")
     speed.add_argument("--batch-api", action="store_true",
@@ -221,7 +228,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         show_progress=False if args.quiet else None, log_progress=args.log_progress,
         prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
         check=args.check, probe=args.probe, prices=args.prices, batch_api=args.batch_api,
-        batch_poll_s=args.batch_poll,
+        batch_poll_s=args.batch_poll, prompt_cache=args.prompt_cache,
     )
 
 

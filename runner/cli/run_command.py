@@ -38,7 +38,7 @@ def run_command(args) -> int:
     from auditpacks.runner.readiness.early import refuse_early
 
     if args.dry_run:
-        return quote_command(args)
+        return pilot_command(args) if getattr(args, "pilot", None) else quote_command(args)
     config = config_from_args(args)
     admitted = refuse_early(config)  # before the model libraries are imported: a refusal is quick
     from auditpacks.runner.store.layout import located
@@ -70,4 +70,29 @@ def quote_command(args) -> int:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         print_quote(result)
+    return EXIT_OK
+
+
+def pilot_command(args) -> int:
+    """``run --dry-run --pilot N``: the first N scenarios run for real (a run folder like any), then the whole
+    selection re-quoted from their bill."""
+    from auditpacks.core.errors import UserError
+    from auditpacks.runner.hosted.pilot import pilot_config, pilot_line, requote
+    from auditpacks.runner.readiness.early import refuse_early
+    from auditpacks.runner.run.run import run
+
+    config = config_from_args(args)
+    if not config.target:
+        raise UserError("--pilot needs one --target: the model whose bill it reads")
+    trial = pilot_config(config, args.pilot)
+    admitted = refuse_early(trial)
+    with contextlib.redirect_stdout(sys.stderr):
+        record = run(trial, admitted)
+    if not record.cost:
+        raise UserError(f"--pilot: {config.target} is not in the price table, so its bill cannot be read")
+    result = requote(config, record.cost, len(admitted.scenarios))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(pilot_line(result))
     return EXIT_OK

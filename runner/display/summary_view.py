@@ -88,7 +88,8 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=True, width=terminal_width(stream))
     s = record.summary
     via = (f"{record.model} (the embedded model, llama.cpp)" if record.embedded else
-           f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else ""))
+           f"{record.model} via {record.provider}" + (f" at {record.base_url}" if record.base_url else "")
+           + "".join(f", {url}" for url in record.parameters.get("more_base_urls") or ()))
     console.print(f"[bold]{record.pack.name}[/] (sha256 {record.pack.sha256[:12]}…) · {via} · judge {record.judge}"
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
@@ -156,7 +157,10 @@ def _performance_lines(perf: dict[str, Any] | None, unit: str = "document") -> l
     lines = []
     if perf.get("prompt_order"):
         groups = perf.get("documents", 0)
+        earlier = perf.get("earlier_attempts") or {}
         lines.append(f"prompts: {perf['prompt_order']}, {groups} {unit}{'' if groups == 1 else 's'} run"
+                     + (f" (and {earlier.get('documents', 0)} by earlier attempts: {earlier.get('scenarios', 0)} "
+                        "scenarios resumed)" if earlier else "")
                      + (", llama.cpp slots pinned" if perf.get("slot_pinning") else ""))
     tokens = perf.get("server_prompt_tokens")
     if tokens:

@@ -56,6 +56,7 @@ class Outcome:
     keys: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
+    earlier_groups: int = 0   # documents whose scenarios an earlier attempt finished (read from the journal)
     groups: int = 0   # documents (scheduling groups) run now
 
     def __repr__(self) -> str:
@@ -143,6 +144,7 @@ async def run_scenarios(
     keys = [round_key(scenario_key(s), round_number) for s in refs]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
     resumed = [r for r in results if r is not None]
+    earlier = len({document_key(refs[i]) for i, r in enumerate(results) if r is not None})
     if progress:
         progress.start(resumed)
     skipped: dict[str, int] = {}
@@ -198,4 +200,5 @@ async def run_scenarios(
         raise
     kept = [i for i, r in enumerate(results) if r is not None]
     return Outcome(scenarios=[refs[i] for i in kept], results=[results[i] for i in kept],
-                   keys=[keys[i] for i in kept], skipped=skipped, resumed=len(resumed), groups=count)
+                   keys=[keys[i] for i in kept], skipped=skipped, resumed=len(resumed), groups=count,
+                   earlier_groups=earlier)

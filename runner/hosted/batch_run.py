@@ -44,6 +44,7 @@ from auditpacks.runner.models import providers
 from auditpacks.runner.hosted.batch_clients import AnthropicBatches, OpenAIBatches
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.openai_compat import cache_key_of
+from auditpacks.runner.models.providers.messages import CACHE_MARK
 
 BATCH_PROVIDERS = ("openai", "anthropic")
 MAX_REQUESTS = 10_000        # requests per batch (OpenAI allows 50,000; Anthropic 100,000)
@@ -57,20 +58,25 @@ def request_id(messages: list[dict[str, Any]]) -> str:
 
 def openai_body(config: RunConfig, model: str, prompt: Prompt) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model, "messages": prompt.messages, "temperature": config.temperature,
-                            "seed": config.seed, "prompt_cache_key": cache_key_of(prompt.document)}
+                            "seed": config.seed}
+    if config.prompt_cache is not False:
+        body["prompt_cache_key"] = cache_key_of(prompt.document)
     if config.max_tokens:
         body["max_completion_tokens"] = config.max_tokens
     return body
 
 
 def anthropic_body(config: RunConfig, model: str, prompt: Prompt, order: str) -> dict[str, Any]:
-    """Messages params: the document block marked ``cache_control`` (the prefix Anthropic caches)."""
+    """Messages params: in document-first order the document block marked ``cache_control`` (the prefix
+    Anthropic caches); stock order, or ``--no-prompt-cache``, marks nothing (a prefix that ends after the
+    question is never read again)."""
     question = {"type": "text", "text": prompt.question}
     blocks = [question]
     if prompt.documents:
+        first = order == "document-first"
         document = {"type": "text", "text": render_documents(prompt.documents).lstrip("\n"),
-                    "cache_control": {"type": "ephemeral"}}
-        blocks = [document, question] if order == "document-first" else [question, document]
+                    **(CACHE_MARK if first and config.prompt_cache is not False else {})}
+        blocks = [document, question] if first else [question, document]
     body: dict[str, Any] = {"model": model, "max_tokens": config.max_tokens or ANTHROPIC_MAX_TOKENS,
                             "temperature": config.temperature, "messages": [{"role": "user", "content": blocks}]}
     if config.system_prompt:

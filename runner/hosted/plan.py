@@ -5,9 +5,14 @@ are applied to the pack; each scenario's first target turn is laid out as the ch
 would send it (:mod:`runner.models.providers.messages`) and counted (:mod:`runner.hosted.tokens`).
 A document's *shared prefix* is the longest text its scenarios' prompts begin with (with
 document-first prompts: the system prompt and the document; with stock prompts: little
-more than the system prompt). With prompt caching, a prefix of at least the model's
-``cache_min_tokens`` is written by a document's first request and read by the others; the
-batch API charges either times the table's ``batch_discount`` (a share of the normal price).
+more than the system prompt); for a provider that caches up to a marked block (Anthropic) it
+is the prompt up to the mark, and nothing in stock order, which is never marked. With prompt
+caching, a prefix of at least the model's ``cache_min_tokens`` is written by a document's first
+request and read by the others, in the provider's steps (OpenAI: 128 tokens past the minimum);
+the batch API charges either times the table's ``batch_discount``. A reply is expected to be as
+long as the pack's answer format says (manifest ``answer.tokens``, in ``o200k_base`` tokens, scaled to
+the model's tokenizer by its count of the pack's prompts), at most the run's cap; the
+quote's ``range`` spans the counter's error and replies from half that length to the cap.
 Prices and speeds come from the price table (:mod:`runner.hosted.prices`).
 """
 
@@ -25,7 +30,7 @@ from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order
 from auditpacks.runner.scenarios.scenario_source import open_pack
 from auditpacks.runner.hosted import prices
-from auditpacks.runner.hosted.tokens import Counter, counter, message_text
+from auditpacks.runner.hosted.tokens import ESTIMATE, Counter, counter, message_text
 from auditpacks.runner.models.usage import Usage
 from auditpacks.runner.models.providers.messages import LAYOUTS, STOCK
 
@@ -66,6 +71,8 @@ class ModelQuote:
     usage: dict[str, Usage]              # expected normalised usage: plain (no caching) and caching
     cost: dict[str, float | None]        # per way, US dollars (None: the model has no price)
     seconds: dict[str, float]            # per way
+    range: dict[str, list[float] | None] = field(default_factory=dict)   # per way: [low, high] US dollars
+    reply_tokens: list[int] = field(default_factory=list)                  # a reply's expected tokens, its cap
 
     @property
     def cache_hit_rate(self) -> float:
@@ -99,8 +106,9 @@ class Quote:
         return next((m for m in self.models if m.model == model), None)
 
 
-def prompts(config: RunConfig) -> tuple[list[Prompt], str]:
-    """The first target turn of every selected scenario (this shard's), laid out in the run's prompt order."""
+def selection(config: RunConfig, *, mark: bool = False) -> tuple[list[Prompt], str, dict[str, Any]]:
+    """The first target turn of every selected scenario (this shard's), laid out in the run's prompt order
+    (documents marked for the prompt cache with ``mark``), the order, and the pack's manifest."""
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
@@ -113,22 +121,47 @@ def prompts(config: RunConfig) -> tuple[list[Prompt], str]:
     for scenario in pack.lazy(scenarios):
         question = scenario.get("test_prompt") or scenario["description"]
         messages = layout(system=config.system_prompt, user=question, documents=scenario.get("documents"),
-                          file_uri=scenario.get("file_uri"))
+                          file_uri=scenario.get("file_uri"), mark=mark)
         out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages,
                           question, scenario.get("documents")))
-    return out, order
+    return out, order, dict(pack.manifest or {})
 
 
-def documents(items: Iterable[Prompt], count: Counter, repeats: int = 1) -> list[Document]:
-    """The prompts grouped by document, each document with the tokens of the prefix its prompts share."""
+def prompts(config: RunConfig) -> tuple[list[Prompt], str]:
+    """The first target turn of every selected scenario (this shard's), laid out in the run's prompt order."""
+    items, order, _ = selection(config)
+    return items, order
+
+
+def marked_prefix(messages: list[dict[str, Any]], count: Counter) -> int:
+    """The tokens of a prompt up to and including its block marked ``cache_control`` (0 when none is)."""
+    total = 0
+    for message in messages:
+        content = message.get("content")
+        parts = content if isinstance(content, list) else []
+        marks = [i for i, part in enumerate(parts) if isinstance(part, dict) and part.get("cache_control")]
+        if marks:
+            return total + MESSAGE_OVERHEAD + sum(count.count(p.get("text", "")) for p in parts[:marks[-1] + 1])
+        total += MESSAGE_OVERHEAD + count.count(message_text(message))
+    return 0
+
+
+def documents(items: Iterable[Prompt], count: Counter, repeats: int = 1, *, marks: bool = False) -> list[Document]:
+    """The prompts grouped by document, each document with the tokens of the prefix its prompts share (with
+    ``marks``: the prompt up to its marked block, the prefix a marking provider caches)."""
     texts: dict[str, list[str]] = {}
     docs: dict[str, Document] = {}
+    firsts: dict[str, Prompt] = {}
     for item in items:
         doc = docs.setdefault(item.document, Document(item.document))
         doc.prompts.extend([count.messages(item.messages)] * repeats)
         texts.setdefault(item.document, []).append(item.text)
+        firsts.setdefault(item.document, item)
     for key, doc in docs.items():
         if len(doc.prompts) < 2:   # nothing reads a prefix only one request uses
+            continue
+        if marks:
+            doc.prefix = min(marked_prefix(firsts[key].messages, count), min(doc.prompts))
             continue
         shared = os.path.commonprefix(texts[key])
         doc.prefix = min(count.count(shared) + MESSAGE_OVERHEAD * shared.count("\x00"), min(doc.prompts))
@@ -138,12 +171,20 @@ def documents(items: Iterable[Prompt], count: Counter, repeats: int = 1) -> list
 MESSAGE_OVERHEAD = 4   # the template tokens of each whole message inside a shared prefix
 
 
-def expected_usage(docs: list[Document], *, output: int, cache_min: int | None) -> Usage:
+def cached_tokens(prefix: int, cache_min: int, step: int = 1) -> int:
+    """The tokens of ``prefix`` a provider's cache holds: none under ``cache_min``, else the minimum and whole
+    ``step``s past it (OpenAI: 1,024 and 128-token increments)."""
+    if prefix < cache_min:
+        return 0
+    return cache_min + (prefix - cache_min) // max(step, 1) * max(step, 1)
+
+
+def expected_usage(docs: list[Document], *, output: int, cache_min: int | None, step: int = 1) -> Usage:
     """The normalised usage of the run: with ``cache_min`` (caching), each document's first request writes its
-    shared prefix and the others read it, when the prefix is at least ``cache_min`` tokens."""
+    shared prefix and the others read it, when the prefix is at least ``cache_min`` tokens (in ``step``s)."""
     total = Usage()
     for doc in docs:
-        cacheable = doc.prefix if cache_min is not None and doc.prefix >= cache_min else 0
+        cacheable = cached_tokens(doc.prefix, cache_min, step) if cache_min is not None else 0
         for index, tokens in enumerate(doc.prompts):
             total += Usage(input=tokens, cached_input=cacheable if index else 0,
                            cache_write=0 if index else cacheable, output=output)
@@ -157,22 +198,64 @@ def _seconds(docs: list[Document], usage: Usage, price: prices.Price, output: in
     return busy / max(concurrency, 1)
 
 
-def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, config: RunConfig) -> ModelQuote:
+def reply_tokens(config: RunConfig, manifest: dict[str, Any], price: prices.Price | None,
+                 table: prices.PriceTable) -> tuple[int, int]:
+    """A reply's expected tokens and its cap: the pack's answer format (manifest ``answer.tokens``), else the
+    price table's ``expected_output_tokens``, at most the run's ``--max-tokens`` or the pack's ``run.max_tokens``."""
+    answer = (manifest.get("answer") or {}).get("tokens") if isinstance(manifest.get("answer"), dict) else None
+    expected = answer if isinstance(answer, int) and answer > 0 else (
+        price.expected_output_tokens if price else int(table.defaults.get("expected_output_tokens", 200)))
+    run = manifest.get("run") if isinstance(manifest.get("run"), dict) else {}
+    cap = config.max_tokens or run.get("max_tokens")
+    cap = cap if isinstance(cap, int) and cap > 0 else max(expected, 4096)
+    return min(expected, cap), cap
+
+
+def reply_scale(items: list[Prompt], count: Counter) -> float:
+    """How many of this counter's tokens an ``o200k_base`` token of the pack's text makes (the pack states its
+    answer length in those); 1 for an OpenAI counter or when bpe-openai is not installed."""
+    reference = counter("gpt-4o")
+    if count.label == reference.label or reference.label == ESTIMATE or not items:
+        return 1.0
+    sample = items[:50]
+    base = sum(reference.messages(i.messages) for i in sample)
+    return sum(count.messages(i.messages) for i in sample) / base if base else 1.0
+
+
+def _ways(usage: dict[str, Usage], price: prices.Price | None) -> dict[str, float | None]:
+    if price is None:
+        return dict.fromkeys(WAYS)
+    return {"plain": prices.cost(usage["plain"], price), "caching": prices.cost(usage["caching"], price),
+            "batch": prices.cost(usage["plain"], price, batch=True),
+            "both": prices.cost(usage["caching"], price, batch=True)}
+
+
+def _scaled(docs: list[Document], factor: float) -> list[Document]:
+    return [Document(d.key, [round(t * factor) for t in d.prompts], round(d.prefix * factor)) for d in docs]
+
+
+def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, config: RunConfig,
+                manifest: dict[str, Any] | None = None) -> ModelQuote:
     price = table.lookup(model)
-    count = counter(model)
-    docs = documents(items, count, config.repeats)
-    expected = price.expected_output_tokens if price else int(table.defaults.get("expected_output_tokens", 200))
-    output = min(expected, config.max_tokens) if config.max_tokens else expected
+    provider = price.provider if price else None
+    count = counter(model, provider)
+    marks = provider == "anthropic"
+    docs = documents(items, count, config.repeats, marks=marks)
+    output, cap = reply_tokens(config, manifest or {}, price, table)
+    output = min(round(output * reply_scale(items, count)), cap)
     cache_min = price.cache_min_tokens if price else int(table.defaults.get("cache_min_tokens", 1024))
-    usage = {"plain": expected_usage(docs, output=output, cache_min=None),
-             "caching": expected_usage(docs, output=output, cache_min=cache_min)}
-    cost: dict[str, float | None] = dict.fromkeys(WAYS)
-    seconds: dict[str, float] = {}
+    step = price.cache_step_tokens if price else 1
+
+    def usage_of(docs: list[Document], output: int) -> dict[str, Usage]:
+        return {"plain": expected_usage(docs, output=output, cache_min=None),
+                "caching": expected_usage(docs, output=output, cache_min=cache_min, step=step)}
+
+    usage = usage_of(docs, output)
+    cost = _ways(usage, price)
+    low = _ways(usage_of(_scaled(docs, 1 - count.error), max(output // 2, 1)), price)
+    high = _ways(usage_of(_scaled(docs, 1 + count.error), cap), price)
+    spread = {way: None if cost[way] is None else [low[way], high[way]] for way in WAYS}
     batch_s = table.batch_turnaround_hours * 3600
-    if price is not None:
-        cost = {"plain": prices.cost(usage["plain"], price), "caching": prices.cost(usage["caching"], price),
-                "batch": prices.cost(usage["plain"], price, batch=True),
-                "both": prices.cost(usage["caching"], price, batch=True)}
     speed = price or prices.Price(model, "", 0, 0, 0, 0, 1, cache_min, expected_output_tokens=output,
                                   **{k: float(table.defaults.get(k, v)) for k, v in SPEEDS.items()})
     seconds = {"plain": _seconds(docs, usage["plain"], speed, output, config.concurrency),
@@ -182,16 +265,28 @@ def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, confi
                       requests=sum(len(d.prompts) for d in docs),
                       prompt_tokens=usage["plain"].input,
                       shared_prefix_tokens=sum(d.prefix for d in docs), output_tokens=usage["plain"].output,
-                      tokenizer=count.label, price=price, usage=usage, cost=cost, seconds=seconds)
+                      tokenizer=count.label, price=price, usage=usage, cost=cost, seconds=seconds,
+                      range=spread, reply_tokens=[output, cap])
 
 
 def quote(config: RunConfig, models: list[str] | None = None) -> Quote:
     """The quote for ``models`` (default: the run's target, or every model in the price table when the run
     names none)."""
     table = prices.load(config.prices)
-    items, order = prompts(config)
     names = models or ([config.target] if config.target else list(table.models))
+    laid: dict[bool, tuple[list[Prompt], str, dict[str, Any]]] = {}
+    for name in names:   # Anthropic's prompts carry cache marks; the others' do not
+        mark = marks_for(table.lookup(name))
+        if mark not in laid:
+            laid[mark] = selection(config, mark=mark)
+    items, order, _ = next(iter(laid.values()))
     return Quote(pack=os.path.basename(str(config.pack)), prompt_order=order, repeats=config.repeats,
                  concurrency=config.concurrency, price_date=table.date, price_source=os.path.basename(table.source),
                  batch_turnaround_hours=table.batch_turnaround_hours,
-                 models=[quote_model(name, items, table, config) for name in names])
+                 models=[quote_model(name, laid[marks_for(table.lookup(name))][0], table, config,
+                                     laid[marks_for(table.lookup(name))][2]) for name in names])
+
+
+def marks_for(price: prices.Price | None) -> bool:
+    """Whether the model's prompts carry cache marks (Anthropic's)."""
+    return price is not None and price.provider == "anthropic"

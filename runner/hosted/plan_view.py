@@ -34,16 +34,20 @@ def print_quote(quote: Quote, out: TextIO | None = None) -> None:
                   f"({quote.price_source}).")
     for m in quote.models:
         table = Table()
-        for column in ("way", "cost", "time", "cache hit rate"):
+        for column in ("way", "cost", "range", "time", "cache hit rate"):
             table.add_column(column, justify="left" if column == "way" else "right")
         for way in WAYS:
             cached = way in ("caching", "both")
             batch = way in ("batch", "both")
             when = f"about {duration(m.seconds[way])} (at most 24 h)" if batch else duration(m.seconds[way])
-            table.add_row(WAY_NAMES[way], money(m.cost[way]), when,
+            span = m.range.get(way)
+            table.add_row(WAY_NAMES[way], money(m.cost[way]), f"{money(span[0])} to {money(span[1])}" if span else "n/a",
+                          when,
                           f"{m.cache_hit_rate:.0%}" if cached else "0%")
         console.print(f"\n{m.model}: {m.scenarios} scenarios, {m.documents} documents, {m.requests} requests; "
                       f"{m.prompt_tokens:,} prompt tokens ({m.shared_prefix_tokens:,} in shared document prefixes), "
-                      f"{m.output_tokens:,} expected output tokens; tokens by {m.tokenizer}"
+                      f"{m.output_tokens:,} expected output tokens"
+                      + (f" (replies of {m.reply_tokens[0]:,}, at most {m.reply_tokens[1]:,})" if m.reply_tokens else "")
+                      + f"; tokens by {m.tokenizer}"
                       + ("" if m.price else "; not in the price table, so no cost"))
         console.print(table)

@@ -44,6 +44,13 @@ class Price:
     output_tokens_per_s: float
     request_overhead_s: float
     expected_output_tokens: int
+    cache_step_tokens: int = 1   # a cache hit grows in steps of this many tokens past cache_min_tokens
+    source: str = ""             # the provider's price page the row was read from
+    checked: str = ""            # when it was read there
+
+
+#: the cache step where a row names none: OpenAI caches in 128-token increments, the others to the token
+CACHE_STEPS = {"openai": 128}
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,10 @@ def _row(name: str, data: Any, defaults: Mapping[str, Any], source: str) -> Pric
             raise PriceError(f"{where}: field {field} is 0; a speed must be above 0")
     for field in ("cache_min_tokens", "expected_output_tokens"):
         values[field] = int(values[field])
-    return Price(model=name, provider=str(merged.get("provider") or "openai"), **values)
+    provider = str(merged.get("provider") or "openai")
+    step = int(_number(merged.get("cache_step_tokens", CACHE_STEPS.get(provider, 1)), where, "cache_step_tokens"))
+    return Price(model=name, provider=provider, **values, cache_step_tokens=max(step, 1),
+                 source=str(merged.get("source") or ""), checked=str(merged.get("checked") or ""))
 
 
 def load(path: str | Path | None = None) -> PriceTable:

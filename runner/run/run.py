@@ -236,6 +236,8 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None, rounds=rounds,
                         models=roles.record(),
                         performance=performance_record(config, documents=sum(o.groups for o in outcomes),
+                                                       earlier={"scenarios": sum(o.resumed for o in outcomes),
+                                                                "documents": sum(o.earlier_groups for o in outcomes)},
                                                        target_stats=stats),
                         summary=summary)
     record.decision_probe = probe

@@ -72,6 +72,7 @@ class RunConfig:
     # performance
     prompt_order: str | None = "auto"   # auto | document-first | stock (None: a decision run, no chat prompt)
     slot_pinning: bool | None = None    # None: on for the embedded model and --provider llamacpp
+    prompt_cache: bool | None = None    # None: prompt_cache_key only to OpenAI's own URL; True: to any endpoint
     batch_questions: int = MAX_QUESTIONS          # decision questions per System One request (1: no batching)
     show_progress: bool | None = None
     log_progress: bool = False          # plain, time-stamped progress lines for job logs (even with --quiet)

@@ -68,10 +68,14 @@ def truncation_notes(results: list[dict[str, Any]]) -> list[str]:
             "them room)"]
 
 
-def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None) -> dict[str, Any]:
-    """How the run saved work: prompt order, document scheduling, slot pinning, batching, server prefill."""
+def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None,
+                       earlier: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """How the run saved work: prompt order, document scheduling, slot pinning, batching, server prefill; and
+    ``earlier_attempts``, the scenarios and documents a stopped earlier attempt finished (resumed from the
+    journal), when there are any."""
     return {"prompt_order": config.prompt_order, "scheduling": "by document", "documents": documents,
-            "concurrency": config.concurrency, "slot_pinning": config.slot_pinning, **dict(target_stats or {})}
+            "concurrency": config.concurrency, "slot_pinning": config.slot_pinning, **dict(target_stats or {}),
+            **({"earlier_attempts": dict(earlier)} if earlier and earlier.get("scenarios") else {})}
 
 
 def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str | None, judge: str,

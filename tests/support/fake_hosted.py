@@ -7,12 +7,14 @@ Anthropic Message Batches.
         server.submitted         # batches created (OpenAI and Anthropic)
         server.chat_requests     # the bodies of every live chat (/v1/chat/completions) and message (/v1/messages)
 
-Tokens are the text's UTF-8 bytes / 4 (rounded up) plus 4 per message. Prompt caching is
-simulated as the providers describe it: OpenAI reads the longest prefix (of the messages' text)
+Tokens are real (:mod:`tests.support.fake_tokens`: tiktoken's ``o200k_base`` for OpenAI, the
+Claude tokenizer for Anthropic) plus 4 per message, and replies follow the prompt's answer format.
+Prompt caching is simulated as the providers describe it: OpenAI reads the longest token prefix
 that an earlier prompt with the same ``prompt_cache_key`` shared, when it is at least
-``min_cache`` tokens, and reports it in ``usage.prompt_tokens_details.cached_tokens`` (inside
-``prompt_tokens``); Anthropic caches the prefix up to the block marked ``cache_control`` (writing
-it once, reading it after) and reports ``input_tokens`` without cache reads and writes. Batches
+``min_cache`` tokens, in 128-token steps past it, and reports it in
+``usage.prompt_tokens_details.cached_tokens`` (inside ``prompt_tokens``); Anthropic caches the
+prefix up to the block marked ``cache_control`` (writing it once, reading it after) and reports
+``input_tokens`` without cache reads and writes. Batches
 stay ``in_progress`` while ``hold`` is set and end at the next poll after; the first ``fail_first``
 requests of each batch error, ``expire`` makes the next batch to end expire with no results.
 ``results_mode`` makes every results file hostile: ``endless`` (one line that never ends),
@@ -24,34 +26,32 @@ JSON, the second request's line JSON but not a result); an endless file stops by
 from __future__ import annotations
 
 import json
-import math
-import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from auditpacks.runner.serving.loopback import LoopbackServer, send_json
-from tests.support.fake_openai import default_answer
+from tests.support.fake_tokens import TEMPLATE as MESSAGE_TOKENS, claude_tokens as tokens, openai_ids, reply
+from tests.support.fake_tokens import text_of as _text
 
-MESSAGE_TOKENS = 4
-
-
-def tokens(text: str) -> int:
-    return math.ceil(len(text.encode("utf-8")) / 4)
+STEP = 128   # OpenAI's cache hits grow in 128-token increments past the minimum
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return str(content or "")
+def _common(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class FakeHosted:
     def __init__(self, *, min_cache: int = 1024) -> None:
         self.min_cache = min_cache
         self.bill = {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0}
-        self.seen: dict[str, list[str]] = {}
+        self.seen: dict[str, list[list[int]]] = {}
         self.anthropic_cache: set[str] = set()
         self.files: dict[str, str] = {}
         self.results: dict[str, list[dict[str, Any]]] = {}   # output file id → its result lines
@@ -83,16 +83,15 @@ class FakeHosted:
 
     def openai_chat(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body["messages"]
-        text = "\x00".join(_text(m.get("content")) for m in messages)
-        prompt = sum(MESSAGE_TOKENS + tokens(_text(m.get("content"))) for m in messages)
+        ids = [t for m in messages for t in (-1, -2, -3, *openai_ids(_text(m.get("content"))), -4)]
+        prompt = len(ids)
         with self.lock:
             earlier = self.seen.setdefault(body.get("prompt_cache_key") or "", [])
-            shared = max((os.path.commonprefix([text, e]) for e in earlier), key=len, default="")
-            cached = min(tokens(shared) + MESSAGE_TOKENS * shared.count("\x00"), prompt) if shared else 0
-            cached = cached if cached >= self.min_cache else 0
-            earlier.append(text)
-            answer = default_answer(body.get("model", ""), messages)["content"]
-            out = tokens(answer)
+            shared = max((_common(ids, e) for e in earlier), default=0)
+            cached = self.min_cache + (shared - self.min_cache) // STEP * STEP if shared >= self.min_cache else 0
+            earlier.append(ids)
+            answer = reply(body.get("model", ""), messages)
+            out = len(openai_ids(answer))
             self._charge(input=prompt, cached_input=cached, output=out)
         return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
@@ -121,8 +120,7 @@ class FakeHosted:
                     else:
                         write = size
                         self.anthropic_cache.add(prefix)
-            question = [{"role": "user", "content": blocks[-1]["text"]}]
-            answer = default_answer(params.get("model", ""), question)["content"]
+            answer = reply(params.get("model", ""), params["messages"])
             out = tokens(answer)
             self._charge(input=total, cached_input=read, cache_write=write, output=out)
         return {"id": "msg_1", "type": "message", "role": "assistant", "model": params.get("model"),

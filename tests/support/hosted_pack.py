@@ -16,7 +16,9 @@ def judgment_text(verdict: str, words: int = 1500) -> str:
 
 
 def write_hosted_pack(path: Path, documents: int = 3, *, words: int = 1500) -> Path:
-    with PackWriter(path, builder="tests", extra={"grading": {"judge": "choice_match"}}) as writer:
+    # the reply the fake providers give: the key, then a quote of about 25 words ("findingNN": 2 tokens each)
+    answer = {"format": "an option key, then a short quote", "tokens": 54}
+    with PackWriter(path, builder="tests", extra={"grading": {"judge": "choice_match"}, "answer": answer}) as writer:
         for i in range(documents * PER_DOCUMENT):
             scenario = tiny_scenario(i, per_document=PER_DOCUMENT)
             scenario["documents"] = [judgment_text(scenario["metadata"]["verdict_id"], words)]
@@ -39,3 +41,14 @@ def write_prices(path: Path, expected_output_tokens: int = 2, batch_discount: fl
     price is ``batch_discount`` times the normal one."""
     path.write_text(PRICES % (batch_discount, expected_output_tokens), encoding="utf-8")
     return path
+
+
+def benchmark_packs(folder: Path) -> Path:
+    """An Iustitia pack built from the fixture (``iustitia.json``: long Albanian judgments) and a jacite pack of
+    twelve questions (``jacite.json``: short Japanese and English prompts) in ``folder``."""
+    from auditpacks.runner.cli.main import main
+    from tests.support.iustitia import build_pack
+
+    build_pack(folder, name="iustitia.json")
+    assert main(["build", "jacite", "--out", str(folder / "jacite.json"), "--limit", "12"]) == 0
+    return folder

@@ -75,11 +75,11 @@ class AnyLLMChatAPI(ModelAPI):
     """One ``acompletion`` call to an any-llm provider."""
 
     def __init__(self, provider: str, *, model: str, base_url: str | None, api_key: str | None,
-                 timeout: float | None = None, max_bytes: int | None = None) -> None:
+                 timeout: float | None = None, max_bytes: int | None = None, cache_marks: bool | None = None) -> None:
         self.provider, self.model, self.base_url, self.timeout = provider, model, base_url, timeout
         self.max_bytes = max_bytes
         self.secret = api_key
-        self.cache_marks = providers.provider(provider).cache_marks
+        self.cache_marks = providers.provider(provider).cache_marks if cache_marks is None else cache_marks
         self._client = None
 
     @property

@@ -8,7 +8,7 @@ any HTTP answer. Connection failures and time-outs fail at once (no retries).
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import httpx
 
@@ -68,6 +68,30 @@ def missing_extra(provider: str) -> str:
     from auditpacks.runner.models.providers import extra_package
 
     return f"provider {provider!r} needs its SDK: pip install '{extra_package(provider)}'"
+
+
+#: The fields of a /models entry that name the weights; others (``created``: the time of the request) vary.
+IDENTITY_FIELDS = ("id", "root", "parent", "digest", "meta")
+
+
+def served_entry(listing: Any, model: str) -> dict[str, Any] | None:
+    """What a ``/models`` listing says is served as ``model``: the entry of that id, or the only entry (a server of
+    one model, such as llama.cpp, whatever name is asked for), reduced to :data:`IDENTITY_FIELDS`; None when it
+    does not tell."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    entries = [e for e in data or [] if isinstance(e, dict)]
+    entry = next((e for e in entries if e.get("id") == model), entries[0] if len(entries) == 1 else None)
+    return None if entry is None else {k: entry[k] for k in IDENTITY_FIELDS if entry.get(k) is not None} or None
+
+
+def served_model(url: str, key: str | None, model: str, *, timeout: float = PREFLIGHT_TIMEOUT_S) -> dict | None:
+    """:func:`served_entry` of ``GET {url}/models`` (with the key); None when the list cannot be read."""
+    headers = {"Authorization": f"Bearer {key}"} if key and key != "local" else {}
+    try:
+        answer = _get(url.rstrip("/") + "/models", url, who=None, timeout=timeout, headers=headers)
+        return served_entry(answer.json(), model) if answer.status_code == 200 else None
+    except (RunError, ValueError):
+        return None
 
 
 def _get(address: str, url: str, *, who: str | None, timeout: float,

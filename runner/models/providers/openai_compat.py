@@ -90,12 +90,16 @@ def cache_key_of(group: str) -> str:
 class OpenAIChatAPI(ModelAPI):
     """``base_url``'s ``/chat/completions`` through the ``openai`` AsyncClient."""
 
+    facts_optional = True
+
     def __init__(self, *, model: str, base_url: str, api_key: str, timeout: float | None = None,
                  identity: Mapping[str, Any] | None = None, token_param: str = "max_tokens",
                  preflight: Callable[[], None] | None = None, slot_pinning: bool = False,
                  prompt_cache_key: bool = False, max_bytes: int | None = None) -> None:
         self.model, self.base_url, self.timeout, self.max_bytes = model, base_url.rstrip("/"), timeout, max_bytes
         self.identity = dict(identity or {"base_url": self.base_url})
+        # an endpoint of no given identity is known by the model it serves, so replicas share replies
+        self.needs_facts, self.address = identity is None, self.base_url
         self.token_param, self.slot_pinning = token_param, slot_pinning
         self.prompt_cache_key = prompt_cache_key   # send each document's key, so its requests meet its cached prefix
         self.server_tokens = {"requests": 0, "prompt_n": 0, "cache_n": 0}
@@ -104,6 +108,13 @@ class OpenAIChatAPI(ModelAPI):
         self._checked: asyncio.Future | None = None
         self._slots: asyncio.Future | None = None
         self._client = None
+
+    def prepare(self) -> dict[str, Any]:
+        """The served model (``GET {base}/models``: its ``id`` and ``meta``); {} when the server does not tell."""
+        from auditpacks.runner.models.providers.checks import served_model
+
+        served = served_model(self.base_url, self.secret, self.model, timeout=min(self.timeout or 10.0, 10.0))
+        return {"served_model": served} if served else {}
 
     def check(self, *, who: str | None = None, hint: str = "") -> None:
         """``GET {base}/models`` with the key: nothing listening, or the key refused, is one line."""
@@ -122,8 +133,18 @@ class OpenAIChatAPI(ModelAPI):
         return {"model": self.model, "messages": request.messages, **body}
 
     def cache_key(self, body: Mapping[str, Any], request: Request) -> dict[str, Any]:
+        """The served model (``prepare``), else the endpoint, the messages and the decoding parameters."""
+        served = (self.facts or {}).get("served_model") if self.needs_facts else None
+        return self._key(body, request, {"served_model": served} if served else self.identity)
+
+    def old_cache_key(self, body: Mapping[str, Any], request: Request) -> dict[str, Any] | None:
+        """Before the served model named the reply, its endpoint's URL did."""
+        served = (self.facts or {}).get("served_model") if self.needs_facts else None
+        return self._key(body, request, self.identity) if served else None
+
+    def _key(self, body: Mapping[str, Any], request: Request, identity: Mapping[str, Any]) -> dict[str, Any]:
         params = {k: v for k, v in body.items() if k not in ("model", "messages", "prompt_cache_key")}
-        key = {"api": "openai-chat", "model": self.model, **self.identity, "messages": body["messages"],
+        key = {"api": "openai-chat", "model": self.model, **identity, "messages": body["messages"],
                "params": params, "repeat": request.repeat}
         if request.prompt_order:  # stock keys stay as they were, so older caches still answer
             key["prompt_order"] = request.prompt_order

@@ -53,3 +53,21 @@ def test_a_bad_table_is_one_line_naming_file_and_field(tmp_path, text, words):
         prices.load(path)
     message = str(caught.value)
     assert "\n" not in message and "bad.yaml" in message and words in message
+
+
+def test_every_bundled_row_names_its_providers_price_page_and_when_it_was_read():
+    table = prices.load()
+    pages = {"openai": "https://developers.openai.com/", "anthropic": "https://platform.claude.com/",
+             "gemini": "https://ai.google.dev/"}
+    for price in table.models.values():
+        assert price.source.startswith(pages[price.provider]), price.model
+        assert "2025-01-01" <= price.checked <= table.date, price.model
+    assert table.date == max(p.checked for p in table.models.values())
+    # OpenAI's cache hits grow in 128-token steps, Anthropic's reach the marked block to the token
+    assert {p.provider: p.cache_step_tokens for p in table.models.values()}["openai"] == 128
+    assert table.lookup("claude-opus-4-5").cache_step_tokens == 1
+    # Anthropic's 5-minute cache writes cost 1.25x the input price, reads 0.1x
+    for price in table.models.values():
+        if price.provider == "anthropic":
+            assert price.cache_write == pytest.approx(1.25 * price.input)
+            assert price.cached_input == pytest.approx(0.1 * price.input)

@@ -29,15 +29,15 @@ def test_warm_cache_makes_no_request_and_changes_miss(tmp_path):
             return server.chat_requests + server.other_requests
 
         # eight chat requests, the reachability check, the Ollama probe (GET /api/version) and what the server
-        # serves (GET /models, the fingerprint's endpoint), both remembered in the cache
-        assert run("cold") == 8 + 1 + 1 + 1
+        # serves (GET /models, for the fingerprint's endpoint and for the replies' cache key), all remembered
+        assert run("cold") == 8 + 1 + 1 + 1 + 1
         assert run("warm") == 0
         assert results(tmp_path / "warm") == results(tmp_path / "cold")
         assert run_file(tmp_path / "warm")["cache"] == {"hits": 8, "misses": 0, "writes": 0}
         # transport settings are not part of the key
         assert run("transport", "--timeout", "30", "--max-retries", "5", "--concurrency", "3") == 0
         # the model and every decoding parameter are
-        assert run("model", target="m2") == 9 + 1  # what the server serves as m2: asked once
+        assert run("model", target="m2") == 9 + 1 + 1  # what the server serves as m2: asked once for each use
         assert run("temperature", "--temperature", "0.5") == 9
         assert run("max_tokens", "--max-tokens", "64") == 9
         assert run("seed", "--seed", "3") == 9

@@ -17,15 +17,18 @@ def result(name: str, severity: str = "pass", judgment_severity: str | None = No
             "judgment": {"severity": judgment_severity or severity}}
 
 
-def shard(folder, index: int, positions: list[int], results: list[dict]):
-    """``m.json`` and ``m.run.json`` of shard ``index``/2 of a three-scenario selection."""
+def shard(folder, index: int, positions: list[int], results: list[dict], base_url: str | None = None,
+          more: tuple[str, ...] = ()):
+    """``m.json`` and ``m.run.json`` of shard ``index``/2 of a three-scenario selection (served at ``base_url``
+    and the replicas ``more``)."""
     folder.mkdir()
     (folder / "m.json").write_text(json.dumps({"timestamp": "t", "summary": {}, "results": results}, indent=2),
                                    encoding="utf-8")
     spec = {"spec": f"{index}/2", "index": index, "count": 2, "selected": 3, "selection_sha256": "s",
             "positions": positions}
     RunRecord(model="m", provider="openai", judge="choice_match", pack=PackRef(name="p.json", sha256="0" * 64),
-              fingerprint="f", shard=spec, started=f"2026-12-0{index}T00:00:00", seconds=1.5,
+              fingerprint="f", shard=spec, started=f"2026-12-0{index}T00:00:00", seconds=1.5, base_url=base_url,
+              parameters={"more_base_urls": list(more)},
               summary=Summary(scenarios=len(results), completed=len(results)),
               rounds=[Round(round=1, seed=0, results="m.json")]).save(folder / "m.run.json")
     return folder
@@ -58,3 +61,18 @@ def test_merged_counts_take_a_failed_judge_call_as_an_error(tmp_path):
     assert record.summary.completion == round(1 / 3, 4)
     saved = RunRecord.load(tmp_path / "out" / "m.run.json")
     assert saved.merged_from["shards"] == ["1/2", "2/2"] and saved.seconds == 3.0 and saved.shard is None
+
+
+def test_the_merged_record_and_its_header_name_every_endpoint(tmp_path):
+    import io
+
+    from auditpacks.runner.display.summary_view import print_summary
+
+    a, b, c = "http://a:8000/v1", "http://b:8000/v1", "http://c:8000/v1"
+    one = shard(tmp_path / "s1", 1, [0, 2], [result("a"), result("c")], base_url=a, more=(b,))
+    two = shard(tmp_path / "s2", 2, [1], [result("b")], base_url=c, more=(a,))
+    record = merge([two, one], tmp_path / "out")
+    assert (record.base_url, record.parameters["more_base_urls"]) == (a, [b, c])
+    printed = io.StringIO()
+    print_summary(record, printed)
+    assert f"m via openai at {a}, {b}, {c} · judge choice_match" in printed.getvalue()

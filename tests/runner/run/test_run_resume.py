@@ -14,7 +14,7 @@ from auditpacks.runner.store.journal import Journal
 from auditpacks.runner.store.lock import LOCK_NAME, FolderBusy, FolderLock
 from auditpacks.runner.display.progress import ProgressPrinter
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.runs import journal_entries, results, run_here, start_child
+from tests.support.runs import journal_entries, results, run_file, run_here, start_child
 from tests.support.tiny_pack import write_pack
 
 SCENARIOS = 300
@@ -144,3 +144,27 @@ def test_progress_counts_resumed_scenarios(tmp_path):
     lines = stream.read().splitlines()
     assert lines[0] == "[2/5] resumed from the journal"
     assert lines[-1].startswith("[5/5]") and "2 errors" not in lines[-1] and "1 errors · 1 skipped" in lines[-1]
+
+
+def test_work_of_an_earlier_attempt_is_counted_as_such(tmp_path, capsys):
+    """A stopped attempt finished the first scenarios; the rerun counts them, and their documents, as the earlier
+    attempt's, so every scenario's document is reported once somewhere."""
+    pack = write_pack(tmp_path / "tiny.json", 12, documents=True)   # 3 scenarios a judgment: 4 judgments
+    out = tmp_path / "out"
+    with FakeOpenAI() as server:
+        assert run_here(pack, out, server.base_url, "--concurrency", "1") == 0
+        journal = out / "m.journal.jsonl"
+        lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+        journal.write_text("".join(lines[:1 + 4]), encoding="utf-8")   # the header and four finished scenarios
+        kept = [entry["name"] for entry in journal_entries(out)]
+        server.reset_counts()
+        capsys.readouterr()
+        assert run_here(pack, out, server.base_url, "--concurrency", "1", "--resume") == 0
+        assert server.chat_requests == 8
+    # one worker runs the judgments in order: V0000's three scenarios, then the first of V0001's
+    assert [name[:9] for name in kept] == ["Tiny 0000", "Tiny 0001", "Tiny 0002", "Tiny 0003"]
+    perf = run_file(out)["performance"]
+    assert perf["earlier_attempts"] == {"scenarios": 4, "documents": 2}
+    assert perf["documents"] == 3   # V0001 (its other two scenarios), V0002 and V0003
+    assert "4 judgments run" not in (printed := capsys.readouterr().out)
+    assert "prompts: document-first, 3 judgments run (and 2 by earlier attempts: 4 scenarios resumed)" in printed

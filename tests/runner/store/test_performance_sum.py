@@ -57,3 +57,11 @@ def test_cost_blocks_add_up_and_the_hit_rate_comes_from_the_summed_tokens():
     assert sum_blocks([{"hits": 2, "misses": 1, "writes": 1}, {"hits": 0, "misses": 3, "writes": 3}]) == {
         "hits": 2, "misses": 4, "writes": 4}
     assert sum_cost([None, None]) is None
+
+
+def test_work_of_earlier_attempts_adds_up_beside_the_documents_run():
+    # shard 1 ran 3 documents and resumed 4 scenarios (2 documents) a cancelled attempt finished; shard 2 none
+    one = {"prompt_order": "document-first", "documents": 3, "earlier_attempts": {"scenarios": 4, "documents": 2}}
+    two = {"prompt_order": "document-first", "documents": 4}
+    assert sum_performance([one, two]) == {"prompt_order": "document-first", "documents": 7,
+                                           "earlier_attempts": {"scenarios": 4, "documents": 2}}

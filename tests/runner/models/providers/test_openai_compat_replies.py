@@ -45,10 +45,15 @@ def test_an_http_200_error_body_keeps_the_servers_message():
 
 def test_the_served_model_names_are_recorded_bounded_and_kept_in_the_cache(tmp_path):
     names = iter(f"m-{i}" for i in range(100))
-    with StubHTTP(lambda *a: (200, completion(next(names)))) as server:
+    def answer(method, path, *rest):
+        return (200, {"data": []}) if path.endswith("/models") else (200, completion(next(names)))
+
+    with StubHTTP(answer) as server:
         model = ask(server.url, [f"q{i}" for i in range(20)], cache=ResponseCache(tmp_path))
         replayed = ask(server.url, ["q0", "q1"], cache=ResponseCache(tmp_path))
-        assert len(server.requests) == 20
+        # 20 replies, and each client's GET /models (a stub that says nothing of what it serves is asked again)
+        assert [method for method, path, *_ in server.requests].count("POST") == 20
+        assert [path for _, path, *_ in server.requests].count("/v1/models") == 2
     assert model.stats()["served_models"] == {f"m-{i}": 1 for i in range(MAX_SERVED_NAMES)}
     assert "served_models" not in replayed.stats()   # what this run's servers answered: nothing live
     records = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file()]
