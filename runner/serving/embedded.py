@@ -107,20 +107,35 @@ def _stop_leftovers() -> None:
         model.stop()
 
 
+def others_running(samples: int = 5, gap_s: float = 0.01) -> float:
+    """Processes other than this one running right now: the median of a few readings of the kernel's count of
+    runnable tasks (``/proc/loadavg``; the reader is one of them), else the 1-minute load where there is none.
+    The load average is not used where the count can be had: it trails by a minute, so a machine that was busy
+    a moment ago (a build, the previous run) would still look busy."""
+    try:
+        counts = []
+        for _ in range(samples):
+            with open("/proc/loadavg", encoding="ascii") as handle:
+                counts.append(int(handle.read().split()[3].split("/")[0]) - 1)
+            time.sleep(gap_s)
+        return float(sorted(counts)[len(counts) // 2])
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0]
+        except OSError:
+            return 0.0
+
+
 def fair_threads(most: int = 2) -> int:
     """Worker threads for the embedded model: the cores nothing else is using now (the usable cores less the
-    1-minute load), at least one and at most ``most``. llama.cpp's threads meet at a spinning barrier after
+    other processes running), at least one and at most ``most``. llama.cpp's threads meet at a barrier after
     every operation, so a second thread on a machine with no core free waits for the scheduler at each one;
     one thread then computes at its fair share instead."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except OSError:
-        busy = 0.0
-    return max(1, min(most, cores, int(cores - busy + 0.5)))
+    return max(1, min(most, cores, int(cores - others_running() + 0.5)))
 
 
 class EmbeddedModel:

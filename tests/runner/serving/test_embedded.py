@@ -84,12 +84,38 @@ def test_launcher_arguments_are_checked():
 
 
 def test_threads_are_the_cores_the_load_leaves_free(monkeypatch):
+    from auditpacks.runner.serving import embedded
     from auditpacks.runner.serving.embedded import fair_threads
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    for load, threads in ((0.0, 2), (0.6, 1), (1.4, 1), (7.0, 1)):   # 2 cores: 2 free, 1.4, 0.6, none
-        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+    for others, threads in ((0, 2), (1, 1), (2, 1), (6, 1)):   # 2 cores: both free, one, none
+        monkeypatch.setattr(embedded, "others_running", lambda others=others: float(others))
         assert fair_threads() == threads
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    for others, threads in ((0, 2), (5, 2), (6, 2), (7, 1), (20, 1)):   # 8 cores: at most 2, 1 when under 1.5 free
+        monkeypatch.setattr(embedded, "others_running", lambda others=others: float(others))
+        assert fair_threads() == threads
+
+
+def test_others_running_reads_the_runnable_count_less_the_reader(monkeypatch, tmp_path):
+    from auditpacks.runner.serving import embedded
+
+    readings = iter(["0.50 0.40 0.30 3/200 999\n", "0.50 0.40 0.30 1/200 999\n", "0.50 0.40 0.30 8/200 999\n",
+                     "0.50 0.40 0.30 2/200 999\n", "0.50 0.40 0.30 2/200 999\n"])
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if path == "/proc/loadavg":
+            target = tmp_path / "loadavg"
+            target.write_text(next(readings), encoding="ascii")
+            return real_open(target, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    assert embedded.others_running(gap_s=0) == 1.0   # runnable 3, 1, 8, 2, 2: median 2, less the reader
+    monkeypatch.setattr("builtins.open", lambda *a, **k: (_ for _ in ()).throw(OSError("no /proc")))
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.25, 0.0, 0.0))
+    assert embedded.others_running() == 4.25          # no count to read: the 1-minute load
 
 
 def test_launcher_configures_the_engine_as_documented():

@@ -13,7 +13,7 @@ def chats(api: OllamaAPI) -> int:
 
 
 def test_an_unsharded_rerun_on_one_replica_replays_every_reply_of_a_two_replica_run(tmp_path):
-    pack = write_pack(tmp_path / "tiny.json", 12, documents=True)
+    pack = write_pack(tmp_path / "tiny.json", 12, documents=True, per_document=1)  # 12 documents: both replicas get some
     common = ("--provider", "ollama", "--cache", str(tmp_path / "cache"))
     with FakeOpenAI() as upstream, OllamaAPI(upstream.url, model_name="tiny") as a, \
             OllamaAPI(upstream.url, model_name="tiny") as b:

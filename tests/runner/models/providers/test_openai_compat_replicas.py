@@ -10,7 +10,7 @@ from tests.support.tiny_pack import write_pack
 
 
 def test_an_unsharded_rerun_on_one_replica_replays_every_reply_of_a_two_replica_run(tmp_path):
-    pack = write_pack(tmp_path / "tiny.json", 12, documents=True)
+    pack = write_pack(tmp_path / "tiny.json", 12, documents=True, per_document=1)  # 12 documents: both replicas get some
     common = ("--cache", str(tmp_path / "cache"))
     with FakeOpenAI() as a, FakeOpenAI() as b:
         assert run_here(pack, tmp_path / "two", a.base_url, "--base-url", b.base_url, *common) == 0
