@@ -28,7 +28,7 @@ from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.endpoints import EndpointPool
 from auditpacks.runner.models.model import Model, ModelAPI
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.models.providers import chat_api, chat_model
+from auditpacks.runner.models.providers.factory import chat_api, chat_model
 from auditpacks.runner.models import providers
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.targets.roles import Roles

@@ -23,10 +23,13 @@ from typing import Any, Mapping
 
 from auditpacks.core import bounded_http
 from auditpacks.core.numbers import token_count
+from auditpacks.core.redact import redact
+from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.usage import from_openai
 from auditpacks.runner.models import providers
+from auditpacks.runner.models.providers.checks import PREFLIGHT_TIMEOUT_S, missing_extra
 
 
 #: Set when the reply being read had token counts that are not counts (read back by the call that asked).
@@ -94,8 +97,6 @@ class AnyLLMChatAPI(ModelAPI):
 
     def check(self, *, who: str | None = None, hint: str = "") -> None:
         """The provider SDK's model list, one authenticated request with no retries."""
-        from auditpacks.runner.models.providers.checks import check_anyllm
-
         check_anyllm(self.provider, base_url=self.base_url, api_key=self.secret, who=who)
 
     def build(self, request: Request) -> dict[str, Any]:
@@ -130,3 +131,25 @@ class AnyLLMChatAPI(ModelAPI):
 
     async def aclose(self) -> None:
         self._client = None
+
+
+def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str | None = None,
+                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
+    from auditpacks.runner.models.retry import describe
+    from auditpacks.runner.models.simpleaudit_adapter import anyllm_client
+
+    try:  # the sync model list runs on a loop of its own: a client that pools no connections across loops
+        client = anyllm_client(api_key, base_url, provider, sdk_options(provider, base_url, timeout, pooled=False))
+        if not getattr(client, "SUPPORTS_LIST_MODELS", False):
+            return
+        client.list_models()
+    except ImportError:
+        raise RunError(missing_extra(provider)) from None
+    except Exception as exc:  # classified as a model call's failure is: HTTP status, connection, time-out
+        text = describe(exc, timeout)[0]
+        if api_key and len(api_key) >= 4:
+            text = text.replace(api_key, "[api key]")
+        raise RunError(redact(f"{who + ': ' if who else ''}provider {provider!r} does not answer the check before "
+                              f"the run: {text}")) \
+            from None

@@ -40,29 +40,6 @@ def check_openai(url: str, key: str | None, *, who: str | None = None, hint: str
                        + (f": check {hint}" if hint else ""))
 
 
-def check_anyllm(provider: str, *, base_url: str | None, api_key: str | None, who: str | None = None,
-                 timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
-    """The provider SDK's model list (one authenticated request, no retries) through a client of its own."""
-    from auditpacks.runner.models.retry import describe
-    from auditpacks.runner.models.providers.anyllm_api import sdk_options
-    from auditpacks.runner.models.simpleaudit_adapter import anyllm_client
-
-    try:  # the sync model list runs on a loop of its own: a client that pools no connections across loops
-        client = anyllm_client(api_key, base_url, provider, sdk_options(provider, base_url, timeout, pooled=False))
-        if not getattr(client, "SUPPORTS_LIST_MODELS", False):
-            return
-        client.list_models()
-    except ImportError:
-        raise RunError(missing_extra(provider)) from None
-    except Exception as exc:  # classified as a model call's failure is: HTTP status, connection, time-out
-        text = describe(exc, timeout)[0]
-        if api_key and len(api_key) >= 4:
-            text = text.replace(api_key, "[api key]")
-        raise RunError(redact(f"{who + ': ' if who else ''}provider {provider!r} does not answer the check before "
-                              f"the run: {text}")) \
-            from None
-
-
 def missing_extra(provider: str) -> str:
     """The line for an any-llm provider whose SDK is not installed: which package to install."""
     from auditpacks.runner.models.providers import extra_package

@@ -17,7 +17,8 @@ from pathlib import Path
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.readiness.model_setup import build_roles
-from auditpacks.runner.models.providers.checks import check_anyllm, check_openai, missing_extra
+from auditpacks.runner.models.providers.anyllm_api import check_anyllm
+from auditpacks.runner.models.providers.checks import check_openai, missing_extra
 from auditpacks.runner.readiness.preflight import check_decision, check_roles
 from auditpacks.runner.serving.loopback import LoopbackServer
 from tests.support.fake_anthropic import FakeAnthropic

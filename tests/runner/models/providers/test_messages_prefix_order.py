@@ -17,7 +17,7 @@ from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order, resolve_slot_pinning
-from auditpacks.runner.models.providers import chat_model
+from auditpacks.runner.models.providers.factory import chat_model
 from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.messages import document_first_messages, flat_messages, stock_messages

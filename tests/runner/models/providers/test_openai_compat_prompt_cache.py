@@ -6,7 +6,7 @@ import asyncio
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import RetryPolicy
-from auditpacks.runner.models.providers import chat_model
+from auditpacks.runner.models.providers.factory import chat_model
 from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_hosted import FakeHosted
 

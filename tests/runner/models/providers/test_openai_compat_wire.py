@@ -8,7 +8,7 @@ from simpleaudit import AuditResults, ModelAuditor
 
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.models.providers.messages import stock_messages
-from auditpacks.runner.models.providers import chat_model
+from auditpacks.runner.models.providers.factory import chat_model
 from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.core.reasoning import split_reasoning
 from tests.support.fake_openai import FakeOpenAI
