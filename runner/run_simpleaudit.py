@@ -5,8 +5,8 @@
     python runner/run_simpleaudit.py --smoke --decision ollama --target clef --base-url http://localhost:11434
     python runner/run_simpleaudit.py --smoke --pack jacite.json             # any local pack; no --target: embedded model
 
-Without ``--pack`` it uses the pack of the card the registry names (``CARD_RUNNER``, with the
-card's repository and file names in its entry): a local copy when there is one (the card's
+Without ``--pack`` it uses the pack of the card an installed benchmark declares (its plugin's ``card``:
+repository and file names; ``--card NAME`` picks one when several do): a local copy when there is one (the card's
 ``hf download`` layout, or a pack built with ``auditpacks build``, in the current folder),
 else the published file (the smoke file for ``--smoke``) from Hugging Face's cache or
 the hub. Offline, or when the hub cannot be reached, it stops within seconds with one
@@ -24,28 +24,28 @@ import sys
 from pathlib import Path
 
 try:  # light imports only: the pack is found (or refused) before simpleaudit's slow import
-    from auditpacks.core.errors import PackError, fail
-    from auditpacks.core.registry import BENCHMARKS, CARD_RUNNER
+    from auditpacks.core.errors import PackError, UserError, fail
+    from auditpacks.core.benchmark import Card
+    from auditpacks.core.registry import BENCHMARKS, card_benchmark
     from auditpacks.core.arg_types import plain
     from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 except ModuleNotFoundError as exc:  # a plain script outside an installed auditpacks
     sys.exit(f"run_simpleaudit.py: {exc}; install auditpacks first (pip install . or python3 scripts/bootstrap.py setup)")
 
-CARD = BENCHMARKS[CARD_RUNNER].card
 REACH_TIMEOUT = 3.0
 CARD_RESULTS = Path("results")  # the card: "saves every conversation to results/<model>.json"
 
 
-def local_pack(smoke: bool, folder: Path = Path(".")) -> Path | None:
+def local_pack(card: Card, smoke: bool, folder: Path = Path(".")) -> Path | None:
     """A local copy of the card's pack: its files as ``hf download`` lays them out, or a pack built here.
     For ``--smoke`` a built pack counts only with its manifest (which names the smoke set): a plain full
     file has none, and the card's smoke file is then taken from the cache or the hub."""
     from auditpacks.packs.stream import manifest_path
 
-    for name in CARD.local_smoke if smoke else ():
+    for name in card.local_smoke if smoke else ():
         if (folder / name).is_file():
             return folder / name
-    for name in CARD.local_built:
+    for name in card.local_built:
         if (folder / name).is_file() and (not smoke or manifest_path(folder / name).is_file()):
             return folder / name
     return None
@@ -68,25 +68,25 @@ def hub_unreachable() -> str | None:
     return None
 
 
-def card_pack(smoke: bool) -> Path:
+def card_pack(benchmark: str, card: Card, smoke: bool) -> Path:
     """The card's published pack: from the Hugging Face cache, else the hub (gated: accepted terms, `hf auth login`)."""
     from huggingface_hub import hf_hub_download
 
-    filename = CARD.smoke_file if smoke else CARD.full_file
+    filename = card.smoke_file if smoke else card.full_file
     try:
-        return Path(hf_hub_download(CARD.repo, filename, repo_type="dataset", local_files_only=True))
+        return Path(hf_hub_download(card.repo, filename, repo_type="dataset", local_files_only=True))
     except Exception:
         pass
     reason = hub_unreachable()
     if reason is None:
         try:
-            return Path(hf_hub_download(CARD.repo, filename, repo_type="dataset"))
+            return Path(hf_hub_download(card.repo, filename, repo_type="dataset"))
         except Exception as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     bundled = next((name for name, b in BENCHMARKS.items() if b.bundled), None)
     raise PackError(
-        f"hf:{CARD.repo}/{filename}: cannot download ({reason}); accept the dataset's terms on its page and run "
-        f"`hf auth login`, or pass --pack PACK.json (e.g. one built with `auditpacks build {CARD_RUNNER}`)"
+        f"hf:{card.repo}/{filename}: cannot download ({reason}); accept the dataset's terms on its page and run "
+        f"`hf auth login`, or pass --pack PACK.json (e.g. one built with `auditpacks build {benchmark}`)"
         + (f", or run the bundled {bundled} pack: `auditpacks build {bundled} --out {bundled}.json` then --pack "
            f"{bundled}.json" if bundled else "")
     ) from None
@@ -94,14 +94,17 @@ def card_pack(smoke: bool) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pack", type=Path, help=f"scenario pack (default: hf:{CARD.repo} from Hugging Face)")
+    parser.add_argument("--pack", type=Path, help="scenario pack (default: the card's pack, from Hugging Face)")
+    parser.add_argument("--card", metavar="BENCHMARK", help="the benchmark whose card's pack runs without --pack "
+                        "(default: the one installed benchmark that declares a card)")
     add_run_arguments(parser, pack_required=False)
     args = parser.parse_args(argv)
     try:
         if args.pack is None:
-            args.pack = local_pack(args.smoke) or card_pack(args.smoke)
+            benchmark, card = card_benchmark(args.card)
+            args.pack = local_pack(card, args.smoke) or card_pack(benchmark, card, args.smoke)
             print(f"run_simpleaudit: pack {args.pack}", file=sys.stderr)
-    except PackError as exc:
+    except UserError as exc:  # PackError among them
         return fail(exc)
     from auditpacks.runner.cli.main import USER_ERRORS
     from auditpacks.runner.cli.run_command import print_viewer, report_run

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
-from auditpacks.core.benchmark import Benchmark, JudgeFlag
+from auditpacks.core.benchmark import Benchmark, Card, JudgeFlag
 from auditpacks.core.errors import UserError, first_line
 
 #: The entry-point group benchmark plugins register in.
@@ -31,8 +31,6 @@ GENERAL_JUDGES = {
 }
 #: Judges that need a judge model (the rest grade in code: one turn, no judge client).
 MODEL_JUDGES = frozenset({"checklist"})
-#: The benchmark whose card ``runner/run_simpleaudit.py`` runs when no ``--pack`` is given.
-CARD_RUNNER = "iustitia"
 
 
 class PluginError(UserError):
@@ -130,6 +128,23 @@ def modules(role: str) -> dict[str, str]:
     """Benchmark name → module for one role: ``builder``, ``score``, ``rescore``, ``export``, ``registry``,
     ``judge_items`` or ``tools``."""
     return {name: module for name, b in BENCHMARKS.items() if (module := getattr(b, role))}
+
+
+def card_benchmark(name: str | None = None) -> tuple[str, Card]:
+    """The benchmark whose card ``runner/run_simpleaudit.py`` runs when no ``--pack`` is given, and its card:
+    ``name``, else the one installed benchmark that declares a card (none, or several without ``name``: a
+    :class:`UserError` naming them)."""
+    cards = {bench: b.card for bench, b in BENCHMARKS.items() if b.card is not None}
+    if name is not None:
+        if name not in cards:
+            raise UserError(f"--card {name}: no installed benchmark of that name declares a card; "
+                            f"choose from {', '.join(sorted(cards)) or 'none'}")
+        return name, cards[name]
+    if len(cards) != 1:
+        raise UserError("no installed benchmark declares a card: pass --pack PACK.json" if not cards else
+                        f"several installed benchmarks declare a card ({', '.join(sorted(cards))}): pass --card NAME "
+                        "or --pack PACK.json")
+    return next(iter(cards.items()))
 
 
 def judge_module(judge: str) -> Any:

@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from auditpacks.core.registry import (BENCHMARKS, CARD_RUNNER, GENERAL_JUDGES, JUDGES, benchmark_of, judge_flags,
+from auditpacks.core.registry import (BENCHMARKS, GENERAL_JUDGES, JUDGES, benchmark_of, card_benchmark, judge_flags,
                                       judge_module, load, owned_headline)
 
 #: What each role's module must define (the contract in docs/architecture.md).
@@ -52,7 +52,8 @@ def test_paired_methods_name_the_cluster_resampled():
 
 def test_grader_flags_and_the_card_come_from_entries():
     assert [(f.flag, f.option) for f in judge_flags()] == [("--grounding-mode", "mode"), ("--deleted-as", "deleted_as")]
-    card = BENCHMARKS[CARD_RUNNER].card
+    name, card = card_benchmark()
+    assert name == "iustitia" and card == BENCHMARKS["iustitia"].card
     assert card.repo == "Kushtrim/iustitia-marigonae" and card.smoke_file.endswith("_smoke3.json")
     assert [name for name, b in BENCHMARKS.items() if b.bundled] == ["jacite"]
 
@@ -62,3 +63,25 @@ def test_a_judges_module_is_the_one_the_registry_names():
     assert judge_module("grounding").__name__ == "auditpacks.judges.jacite.grounding"
     with pytest.raises(KeyError):
         judge_module("no such judge")
+
+
+def test_the_card_runner_is_the_one_benchmark_declaring_a_card_or_the_one_named(monkeypatch):
+    from auditpacks.core import registry
+    from auditpacks.core.benchmark import Benchmark, Card
+    from auditpacks.core.errors import UserError
+
+    card_a, card_b = Card("org/a", "a_smoke.json", "a.json"), Card("org/b", "b_smoke.json", "b.json")
+    plain = Benchmark(title="no card", builder="x")
+    monkeypatch.setattr(registry, "BENCHMARKS", {"a": Benchmark(title="a", builder="x", card=card_a), "p": plain})
+    assert registry.card_benchmark() == ("a", card_a)
+    monkeypatch.setattr(registry, "BENCHMARKS", {"a": Benchmark(title="a", builder="x", card=card_a), "p": plain,
+                                                 "b": Benchmark(title="b", builder="x", card=card_b)})
+    assert registry.card_benchmark("b") == ("b", card_b)
+    with pytest.raises(UserError, match=r"several installed benchmarks declare a card \(a, b\): pass --card NAME"):
+        registry.card_benchmark()
+    with pytest.raises(UserError, match=r"--card p: no installed benchmark of that name declares a card; choose "
+                                        r"from a, b"):
+        registry.card_benchmark("p")
+    monkeypatch.setattr(registry, "BENCHMARKS", {"p": plain})
+    with pytest.raises(UserError, match="no installed benchmark declares a card: pass --pack PACK.json"):
+        registry.card_benchmark()
