@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy.stats import binomtest
 
 from auditpacks.judges.stats import cluster_bootstrap
 
@@ -47,6 +46,8 @@ def paired_row(figure: str, stats: Mapping[str, Any] | None, p: float | None = N
 
 def mcnemar_exact(a_only: int, b_only: int) -> float | None:
     """Two-sided exact McNemar p on the discordant counts (a binomial test at 1/2); None with none."""
+    from scipy.stats import binomtest  # over a second to import: only where the test is run, not in every run
+
     n = a_only + b_only
     return None if n == 0 else float(binomtest(a_only, n, 0.5).pvalue)
 

@@ -54,3 +54,16 @@ def test_export_help_imports_no_extra():
     for argv in (("export", "--help"), ("export", "inspect", "--help"), ("export", "eee", "--help")):
         probe = imported(*argv)
         assert probe["code"] == 0 and not set(EXTRAS) & set(probe["heavy"]), argv
+
+
+def test_a_run_imports_no_statistics_test_it_does_not_run(tmp_path):
+    """A finished run of closed questions (clusters counted for its warnings, nothing compared) leaves
+    ``scipy.stats`` unimported: only a comparison's tests need it."""
+    from tests.support.fake_openai import FakeOpenAI
+
+    pack = write_pack(tmp_path / "tiny.json", 4)
+    with FakeOpenAI() as server:
+        probe = imported("run", "--pack", str(pack), "--target", "m", "--base-url", server.base_url,
+                         "--out", str(tmp_path / "out"), "--quiet")
+    assert probe["code"] == 0 and "scipy.stats" not in probe["heavy"], probe
+    assert "simpleaudit" in probe["heavy"]  # the run itself did happen in this interpreter
