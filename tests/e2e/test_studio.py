@@ -47,12 +47,13 @@ def studios(tmp_path_factory):
     root = tmp_path_factory.mktemp("studio")
     results = root / "results"
     results.mkdir()
-    every, latest = Studio(results, root / "studio-every"), Studio(results / "tiny" / "latest", root / "studio-latest")
+    every = Studio(results, root / "studio-every")
+    latest = Studio(results / "tiny" / "latest", root / "studio-latest", beside=every)  # its database migrated
     try:
         every.launch()
         assert make_folders(root) == results  # while Studio sets up its database
-        latest.launch()
-        yield every.wait(), latest.wait(), results
+        every.wait()
+        yield every, latest.start(), results
     finally:
         every.stop()
         latest.stop()

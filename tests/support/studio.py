@@ -101,11 +101,14 @@ def group_alive(pgid: int) -> bool:
 
 
 class Studio:
-    """Studio browsing ``results_dir``; ``home`` holds its database, home folder and log."""
+    """Studio browsing ``results_dir``; ``home`` is its home folder and holds its log. ``beside``: another Studio
+    whose database (and so login) this one shares, with its migrations done (started after that one answers)."""
 
-    def __init__(self, results_dir: Path, home: Path) -> None:
+    def __init__(self, results_dir: Path, home: Path, beside: Studio | None = None) -> None:
         self.results_dir, self.home = Path(results_dir), Path(home)
-        self.username, self.password = "auditor", secrets.token_urlsafe(16)
+        self.data = beside.data if beside else self.home / "data"
+        self.username = beside.username if beside else "auditor"
+        self.password = beside.password if beside else secrets.token_urlsafe(16)
         self.port = 0
         self.log = self.home / "studio.log"
         self.process: subprocess.Popen | None = None
@@ -116,7 +119,7 @@ class Studio:
 
     def environment(self) -> dict[str, str]:
         keep = {name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "TMPDIR") if name in os.environ}
-        return {**keep, "HOME": str(self.home), "SIMPLEAUDIT_DATA_DIR": str(self.home / "data"),
+        return {**keep, "HOME": str(self.home), "SIMPLEAUDIT_DATA_DIR": str(self.data),
                 "BOOTSTRAP_USERNAME": self.username, "BOOTSTRAP_PASSWORD": self.password,
                 "SIMPLEAUDIT_CHAT": "off", "OTEL_SDK_DISABLED": "true", "PYTHONUNBUFFERED": "1"}
 
