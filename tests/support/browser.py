@@ -1,5 +1,6 @@
 """Open a local HTML file in headless Chromium (Debian's ``chromium``) through Playwright, offline, or a page
-a loopback server serves (``http://127.0.0.1:PORT/...``; then the network is on, for that server).
+a loopback server serves (``http://127.0.0.1:PORT/...``; then the network is on, for that server only: a request
+to any other address is refused, as offline, and recorded).
 
     with open_page(path) as page:    # page.console_errors, page.dialogs, page.requests, page.page
         page.page.screenshot(path=...)
@@ -57,6 +58,8 @@ def open_page(path: Path | str, *, width: int = 1280, height: int = 900) -> Iter
             profile, executable_path=chromium_path(), headless=True, args=CHROMIUM_FLAGS,
             viewport={"width": width, "height": height}, offline=not served)
         try:
+            if served:  # the loopback server only, whatever the page asks for (a CDN's script, an avatar)
+                context.route(lambda u: not u.startswith(LOOPBACK), lambda route: route.abort("internetdisconnected"))
             page = context.new_page()
             opened = OpenedPage(page)
             page.on("console", lambda m: opened.console_errors.append(m.text) if m.type == "error" else None)
