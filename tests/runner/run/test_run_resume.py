@@ -21,8 +21,9 @@ SCENARIOS = 300
 KILLS = 10
 
 
-def test_kill_9_at_ten_random_points_then_resume(tmp_path):
-    """Each time, while the doomed run is alive, a second run into the same folder is refused at once."""
+def test_kill_9_at_ten_random_points_then_resume(tmp_path, capsys):
+    """Each time, while the doomed run is alive, a second run into the same folder (in this process) is refused at
+    once, naming the child that holds it."""
     pack = write_pack(tmp_path / "tiny.json", SCENARIOS)
     rng = random.Random(20261201)
     with FakeOpenAI() as server:
@@ -36,10 +37,9 @@ def test_kill_9_at_ten_random_points_then_resume(tmp_path):
             child = start_child(pack, out, server.base_url, "--concurrency", "4")
             server.kill_pid = child.pid
             assert server.holding.wait(120)  # the kill point is reached; the child is stalled there, alive
-            second = start_child(pack, out, server.base_url, "--concurrency", "4", *rng.choice([(), ("--fresh",)]))
-            assert second.wait(timeout=120) == 2
-            refusal = second.stderr.read().decode().strip()
-            second.stderr.close()
+            capsys.readouterr()
+            assert run_here(pack, out, server.base_url, "--concurrency", "4", *rng.choice([(), ("--fresh",)])) == 2
+            refusal = capsys.readouterr().err.strip()
             assert len(refusal.splitlines()) == 1 and f"(process {child.pid})" in refusal, refusal
             server.hold.set()
             child.wait(timeout=120)
