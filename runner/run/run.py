@@ -40,7 +40,7 @@ from auditpacks.runner.trust.judge_checks import attach as attach_judge_checks
 from auditpacks.runner.store.layout import located, mark_finished, open_run_folder
 from auditpacks.runner.readiness.model_setup import (build_roles, make_pool, make_target, resolve_prompt_order,
                                                      resolve_provider, resolve_slot_pinning, retry_policy,
-                                                     uses_embedded)
+                                                     role_policy, uses_embedded)
 from auditpacks.runner.readiness import preflight
 from auditpacks.runner.models.providers.checks import check_reachable
 from auditpacks.runner.display.progress import ProgressPrinter
@@ -64,19 +64,20 @@ def endpoint(config: RunConfig) -> Iterator[Endpoint]:
 
     With ``--cache-only`` the embedded model is not started: every reply comes from the cache.
     """
-    if not (config.embedded or uses_embedded(config)) or config.cache_only:
-        yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url, embedded=config.embedded)
+    target = config.target
+    if not (target.embedded or uses_embedded(config.roles)) or config.execution.cache_only:
+        yield Endpoint(model=target.model or EMBEDDED_MODEL, base_url=target.base_url, embedded=target.embedded)
         return
     from auditpacks.runner.serving.embedded import EmbeddedModel
 
     try:
-        server = EmbeddedModel(ctx=config.embedded_ctx)
+        server = EmbeddedModel(ctx=target.embedded_ctx)
         with server as running:
-            if config.embedded:
+            if target.embedded:
                 yield Endpoint(model=EMBEDDED_MODEL, base_url=running.base_url, embedded=True,
                                embedded_url=running.base_url)
             else:
-                yield Endpoint(model=config.target or EMBEDDED_MODEL, base_url=config.base_url,
+                yield Endpoint(model=target.model or EMBEDDED_MODEL, base_url=target.base_url,
                                embedded_url=running.base_url)
     except RuntimeError as exc:
         raise RunError(f"embedded model: {exc}") from None
@@ -93,14 +94,15 @@ def decision_target(config: RunConfig,
     from auditpacks.runner.models.model import Model
     from auditpacks.runner.systemone.api import SystemOneAPI
 
+    target, execution = config.target, config.execution
     single = make_decision_target(
-        config.decision, config.target, base_url=config.base_url, url=config.decision_url,
-        api_key=config.api_key, max_options=config.max_options, timeout=config.timeout,
+        target.decision, target.model, base_url=target.base_url, url=target.decision_url,
+        api_key=target.api_key, max_options=target.max_options, timeout=execution.timeout,
     )
     kept, skipped, first_oversize = [], {}, None
     for ref, scenario in zip(getattr(scenarios, "stubs", scenarios), scenarios):
-        if over_option_limit(scenario, config.max_options):
-            reason = f"over {config.max_options} options"
+        if over_option_limit(scenario, target.max_options):
+            reason = f"over {target.max_options} options"
         elif single.max_body_bytes is not None and (why := check_body_size(scenario, single)):
             reason, first_oversize = f"over the endpoint's {single.max_body_bytes}-byte request limit", first_oversize or why
         else:
@@ -109,19 +111,20 @@ def decision_target(config: RunConfig,
         skipped[reason] = skipped.get(reason, 0) + 1
     if first_oversize:
         print(f"auditpacks: warning: skipped, e.g. {first_oversize}", file=sys.stderr)
-    one = SingleDecisionTarget(single, Model(SystemOneAPI(single), policy=retry_policy(config)))
-    target = BatchedDecisionTarget(one, batch_questions=config.batch_questions) if config.batch_questions > 1 else one
-    return target, kept, skipped
+    one = SingleDecisionTarget(single, Model(SystemOneAPI(single), policy=retry_policy(execution)))
+    batched = execution.batch_questions > 1
+    return (BatchedDecisionTarget(one, batch_questions=execution.batch_questions) if batched else one), kept, skipped
 
 
 def open_cache(config: RunConfig) -> ResponseCache | None:
-    if config.cache_only and config.cache_dir is None:
+    execution = config.execution
+    if execution.cache_only and execution.cache_dir is None:
         raise RunError("--cache-only needs --cache DIR")
-    if config.cache_dir is None:
+    if execution.cache_dir is None:
         return None
     if not owns(config):
         raise RunError("--cache works with OpenAI-compatible providers, --provider ollama and the embedded model")
-    return ResponseCache(config.cache_dir, only=config.cache_only)
+    return ResponseCache(execution.cache_dir, only=execution.cache_only)
 
 
 def embedded_identity() -> dict[str, Any]:
@@ -137,17 +140,18 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
     The check before the run (:mod:`~auditpacks.runner.readiness.preflight`) runs here, before anything is
     written, except that with a cache it waits for the first request the cache cannot answer.
     """
-    if config.more_base_urls:  # replicas: one target each, documents spread over them
+    target = config.target
+    if target.more_base_urls:  # replicas: one target each, documents spread over them
         pool = make_pool(config, model=ep.model, cache=cache)
         return pool, pool.prepare().get("digest")
-    lazy = cache is not None and not cache.only and not ep.embedded and config.base_url
+    lazy = cache is not None and not cache.only and not ep.embedded and target.base_url
     identity = embedded_identity() if ep.embedded and cache is not None else None
-    target = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
-                         preflight=(lambda: check_reachable(config.base_url)) if lazy else None)
-    if not ep.embedded and cache is None and config.provider != "ollama":
-        preflight.check_chat(target.model.api, hint=f"${config.key_variable()} or --api-key"
-                             if config.key_variable() else "--api-key")
-    return target, target.prepare().get("digest") or (identity or {}).get("digest")
+    made = make_target(config, model=ep.model, base_url=ep.base_url, cache=cache, embedded_identity=identity,
+                       preflight=(lambda: check_reachable(target.base_url)) if lazy else None)
+    if not ep.embedded and cache is None and target.provider != "ollama":
+        preflight.check_chat(made.model.api, hint=f"${target.key_variable()} or --api-key"
+                             if target.key_variable() else "--api-key")
+    return made, made.prepare().get("digest") or (identity or {}).get("digest")
 
 
 async def execute(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
@@ -167,41 +171,45 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
     admitted = admitted if admitted is not None else refuse_early(config)
     pack, scenarios = admitted.pack, admitted.scenarios
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
-    config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
-                                 slot_pinning=resolve_slot_pinning(config))
+    config = dataclasses.replace(config, execution=dataclasses.replace(
+        config.execution, prompt_order=resolve_prompt_order(config, scenarios),
+        slot_pinning=resolve_slot_pinning(config)))
     assigned, shard_record = scenarios, None
-    if config.shard:
-        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard))
-    judge = judge_name(config, pack.manifest, scenarios)
-    judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
+    if config.selection.shard:
+        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.selection.shard))
+    judge = judge_name(config.roles, pack.manifest, scenarios)
+    judge_cfg = judge_config(judge, pack.manifest, config.roles.grader_options)
     cache = open_cache(config)
-    config = resolve_provider(config, pack.lazy(scenarios), cache)  # full scenarios only for the warning
+    asked = resolve_provider(config.target, pack.lazy(scenarios), cache)  # full scenarios only for the warning
+    config = dataclasses.replace(config, target=asked)
     skipped: dict[str, int] = {}
     target, digest, runnable, probe = None, None, assigned, None
-    if config.decision:
-        if not config.target:
+    execution = config.execution
+    if config.target.decision:
+        if not config.target.model:
             raise RunError("--decision needs --target (the decision model's name)")
-        if config.more_base_urls:
+        if config.target.more_base_urls:
             raise RunError("several endpoints work with chat targets, not --decision")
         target, runnable, skipped = decision_target(config, pack.lazy(assigned))
         if runnable:
             preflight.check_decision(target.inner.url)
-        probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=config.timeout) \
-            if config.probe and runnable else None
-    elif config.embedded and config.base_url:
+        probe = decision_probe.before_run(target.inner, pack.lazy(runnable), timeout=execution.timeout) \
+            if execution.probe and runnable else None
+    elif config.target.embedded and config.target.base_url:
         raise RunError("--base-url needs --target (the model name to send)")
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.monotonic()
     readiness.gate(config)
     with endpoint(config) as ep:
-        model = config.target if config.decision else ep.model
-        if config.batch_api and not config.decision:
+        model = config.target.model if config.target.decision else ep.model
+        if config.hosting.batch_api and not config.target.decision:
             from auditpacks.runner.hosted.batch_run import batch_target
 
-            target, digest = batch_target(config, ep.model, poll_s=config.batch_poll_s), None
-        elif not config.decision:
+            target, digest = batch_target(config, ep.model, poll_s=config.hosting.batch_poll_s), None
+        elif not config.target.decision:
             target, digest = chat_target(config, ep, cache)
-        roles = build_roles(config, model_judge=judge not in CODE_JUDGES, embedded_url=ep.embedded_url, cache=cache,
+        roles = build_roles(config.roles, policy=role_policy(config), model_judge=judge not in CODE_JUDGES,
+                            embedded_url=ep.embedded_url, cache=cache,
                             embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         if cache is None:  # a cache may answer every call of a warm rerun: no server needed then
             preflight.check_roles(roles)
@@ -209,39 +217,40 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
         slug = model_stem(model)
         fingerprint = config.fingerprint(model, "embedded" if ep.embedded else ep.base_url, digest,
                                          served=readiness.endpoint_identity(config, model, digest, cache))
-        out = open_run_folder(config, slug, "decision" if config.decision else judge, pack_sha256=pack.sha256,
+        out = open_run_folder(config, slug, "decision" if config.target.decision else judge, pack_sha256=pack.sha256,
                               fingerprint=fingerprint, started=started)
-        journal = Journal(out / journal_name(slug), fingerprint).open(resume=config.resume)
-        with journal, ProgressPrinter(len(runnable) * config.repeats, show=config.show_progress,
-                                      plan=out / progress_name(slug), log=config.log_progress) as progress:
+        journal = Journal(out / journal_name(slug), fingerprint).open(resume=execution.resume)
+        with journal, ProgressPrinter(len(runnable) * config.selection.repeats, show=execution.show_progress,
+                                      plan=out / progress_name(slug), log=execution.log_progress) as progress:
             # a batch's results come back together, already paid for: nothing is saved by stopping early
-            watched = FailFast(progress, 0 if config.batch_api else config.stop_after)
+            watched = FailFast(progress, 0 if config.hosting.batch_api else execution.stop_after)
             outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles))
         panel = None
-        if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
+        if config.roles.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
             from auditpacks.runner.trust.judge_panel import run_panel
 
             panel = run_panel(config, manifest=pack.manifest, scenarios=[pack.load(s) for s in outcomes[0].scenarios],
                               results=outcomes[0].results, first_judge=roles.judge.record(),
                               embedded_url=ep.embedded_url, cache=cache,
                               embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
-        base_url = None if ep.embedded else (config.decision_url or ep.base_url)
+        base_url = None if ep.embedded else (config.target.decision_url or ep.base_url)
     stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
-    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
-                                  journal=journal, load=pack.load, selected=assigned, in_pack=len(pack.scenarios))
+    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.selection.seed, skipped=skipped,
+                                  notes=notes, journal=journal, load=pack.load, selected=assigned,
+                                  in_pack=len(pack.scenarios))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
     record = run_record(config, pack, model=model, base_url=base_url, judge=judge, started=started,
                         seconds=time.monotonic() - clock, embedded=ep.embedded, fingerprint=fingerprint,
                         digest=digest, shard=shard_record, cache=cache.stats() if cache else None, rounds=rounds,
                         models=roles.record(),
-                        performance=performance_record(config, documents=sum(o.groups for o in outcomes),
+                        performance=performance_record(execution, documents=sum(o.groups for o in outcomes),
                                                        earlier={"scenarios": sum(o.resumed for o in outcomes),
                                                                 "documents": sum(o.earlier_groups for o in outcomes)},
                                                        target_stats=stats),
                         summary=summary)
     record.decision_probe = probe
-    if not config.decision and not ep.embedded:
+    if not config.target.decision and not ep.embedded:
         record.cost = cost_record(config, model, (stats or {}).get("usage"))
     attach_judge_checks(record, manifest=pack.manifest, judge=judge, judge_client=roles.judge,
                         scenarios=[s for o in outcomes for s in o.scenarios],

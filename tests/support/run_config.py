@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
+                                               SelectionConfig, TargetConfig)
+
+#: Each part of a run's config by its attribute.
+PARTS = {"target": TargetConfig, "roles": RolesConfig, "selection": SelectionConfig, "decoding": DecodingConfig,
+         "execution": ExecutionConfig, "hosting": HostingConfig}
 
 #: ``public()`` of a run left at every default (pack ``p.json``), key for key in the stored order.
 DEFAULT_PUBLIC = {
@@ -27,6 +33,14 @@ DEFAULT_PUBLIC = {
 }
 
 
-def run_config(pack: Any = Path("p.json"), **settings: Any) -> RunConfig:
-    """The run of ``pack`` with ``settings`` (the run record's ``parameters`` names), the rest at their defaults."""
-    return RunConfig(pack=pack, **settings)
+def run_config(pack: Any = Path("p.json"), out: Path | None = None, **settings: Any) -> RunConfig:
+    """The run of ``pack`` with ``settings`` (the run record's ``parameters`` names, each put in its part; ``target``
+    is the target's ``model``), the rest at their defaults."""
+    values: dict[str, dict[str, Any]] = {name: {} for name in PARTS}
+    for key, value in settings.items():
+        name = "model" if key == "target" else key
+        part = next((p for p, cls in PARTS.items() if name in {f.name for f in fields(cls)}), None)
+        if part is None:
+            raise TypeError(f"no run setting {key!r}")
+        values[part][name] = value
+    return RunConfig(pack=pack, out=out, **{part: PARTS[part](**given) for part, given in values.items()})

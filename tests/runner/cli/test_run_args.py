@@ -25,10 +25,10 @@ def test_manifest_budget_fits_the_longest_reference_answer(pack):  # noqa: F811
 
 def test_embedded_default_uses_the_pack_budget(pack, tmp_path):  # noqa: F811
     args = build_parser("run").parse_args(["run", "--pack", str(pack.path), "--out", str(tmp_path)])
-    assert config_from_args(args).max_tokens == pack.manifest["run"]["max_tokens"]
+    assert config_from_args(args).decoding.max_tokens == pack.manifest["run"]["max_tokens"]
     args = build_parser("run").parse_args(["run", "--pack", str(pack.path), "--out", str(tmp_path),
                                            "--max-tokens", "64"])
-    assert config_from_args(args).max_tokens == 64
+    assert config_from_args(args).decoding.max_tokens == 64
 
 
 def test_per_question_is_refused_on_a_pack_without_questions(pack, tmp_path, capsys):  # noqa: F811

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
+                                               SelectionConfig, TargetConfig)
 from tests.support.run_config import DEFAULT_PUBLIC, run_config
 
 #: What every fingerprint basis holds for a run left at its defaults (model and endpoint aside).
@@ -118,3 +120,33 @@ def test_the_prompt_order_is_part_of_the_fingerprint_unless_stock(order, recorde
     if recorded:
         basis["prompt_order"] = recorded
     assert config.fingerprint("SmolLM2", "embedded") == digest(basis)
+
+
+def test_the_target_is_the_embedded_model_only_when_none_is_named():
+    assert TargetConfig().embedded
+    assert not TargetConfig(model="m").embedded and not TargetConfig(decision="ollama").embedded
+
+
+def test_the_targets_key_is_the_one_given_else_its_providers_variable(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env")
+    assert TargetConfig(model="m", api_key="sk-given").key() == "sk-given"
+    assert TargetConfig(model="m").key() is None
+    assert TargetConfig(model="m", base_url="http://h:8000/v1").key() == "local"   # a local server ignores it
+    assert TargetConfig(model="c", provider="anthropic").key() == "sk-ant-env"
+    assert TargetConfig(model="c", provider="anthropic").key_variable() == "ANTHROPIC_API_KEY"
+    assert TargetConfig(model="q", provider="ollama").key_variable() is None
+
+
+def test_decoding_parameters_carry_the_seed_they_are_given():
+    assert DecodingConfig().params(3) == {"temperature": 0.0, "seed": 3}
+    assert DecodingConfig(temperature=0.7, max_tokens=64).params(0) == {"temperature": 0.7, "seed": 0, "max_tokens": 64}
+
+
+def test_the_parts_are_built_alone_and_held_by_the_run():
+    config = RunConfig(pack=Path("p.json"), target=TargetConfig(model="m"), selection=SelectionConfig(limit=2),
+                       hosting=HostingConfig(batch_api=True))
+    assert (config.target.model, config.selection.limit, config.hosting.batch_api) == ("m", 2, True)
+    assert config.roles == RolesConfig() and config.decoding == DecodingConfig()
+    assert config.execution == ExecutionConfig()
+    assert config.public() == {**DEFAULT_PUBLIC, "target": "m", "limit": 2, "batch_api": True}
