@@ -69,7 +69,7 @@ def config_from(args: argparse.Namespace) -> RunConfig:
 
 
 def main(args: argparse.Namespace) -> int:
-    from auditpacks.runner.run.run import embedded_identity, endpoint
+    from auditpacks.runner.run.endpoint import embedded_identity, endpoint
 
     config = config_from(args)
     pack = open_pack(args.pack)
