@@ -55,12 +55,13 @@ class Prepared:
     stem: str
     fingerprint: str
     folder: Path
-    journal: Journal
+    journal: Journal                   # open: execute closes it when the rounds end
     started: dt.datetime
     clock: float                       # time.monotonic() at the start
 
 
 def open_cache(config: RunConfig) -> ResponseCache | None:
+    """The response cache of ``--cache`` (replaying only with ``--cache-only``), None without one."""
     execution = config.execution
     if execution.cache_only and execution.cache_dir is None:
         raise RunError("--cache-only needs --cache DIR")

@@ -7,9 +7,9 @@ rounds' request parameters), the execution (the retry policy, the cache, the rou
 and the hosting (quotes, bills and the batch API). A function that reads one part takes that part;
 one that reads several takes the run's config.
 
-The run record stores the settings flat (:meth:`RunConfig.public`, its ``parameters``) under the names and
-in the order they have always had, and :meth:`RunConfig.fingerprint` hashes the same basis as ever, so
-stored runs, journals, labels and merges read the same.
+The run record stores the settings flat (:meth:`RunConfig.public`, its ``parameters``: one name per setting,
+in a fixed order), and :meth:`RunConfig.fingerprint` hashes a flat basis, whichever part holds a setting, so
+stored runs, journals, labels and merges read alike.
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ class HostingConfig:
     batch_poll_s: float = 30.0          # seconds between polls of submitted batches
 
 
-#: The run record's ``parameters``, in the order records have always listed them (the target's ``model`` is
-#: stored as ``target``; the keys are never stored).
+#: The run record's ``parameters``, in the order stored records list them (the target's ``model`` is stored as
+#: ``target``; the keys are never stored).
 RECORDED = """pack out target provider provider_given detected_ollama base_url more_base_urls endpoint_assignment
 system_prompt decision decision_url max_options judge judge_model panel_models judge_provider judge_base_url
 auditor_model auditor_provider auditor_base_url max_turns judge_temperature judge_max_tokens auditor_max_tokens
