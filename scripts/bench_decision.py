@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from auditpacks.packs.pack import PackWriter, load_pack
 from auditpacks.packs.scenario import make_scenario  # noqa: E402
-from auditpacks.runner.settings.config import RunConfig  # noqa: E402
+from auditpacks.runner.settings.config import ExecutionConfig, RunConfig, TargetConfig  # noqa: E402
 from auditpacks.runner.serving.embedded import EmbeddedModel  # noqa: E402
 from auditpacks.runner.run.run import run  # noqa: E402
 from auditpacks.runner.systemone.serve_decision import DecisionServer  # noqa: E402
@@ -91,9 +91,9 @@ def build_pack(path: Path, docs: list[list[dict[str, Any]]], per_state: list[int
 
 def run_once(pack: Path, out: Path, batch: int) -> tuple[dict[str, Any], Counter, dict[str, str]]:
     with EmbeddedModel() as model, CountingServer(model.base_url, model=model.model) as server:
-        record = run(RunConfig(pack=pack, out=out / f"batch{batch}", target=model.model, decision="url",
-                               decision_url=server.url + "/v1/systemone", batch_questions=batch, resume=False,
-                               show_progress=False)).to_dict()
+        target = TargetConfig(model=model.model, decision="url", decision_url=server.url + "/v1/systemone")
+        execution = ExecutionConfig(batch_questions=batch, resume=False, show_progress=False)
+        record = run(RunConfig(pack=pack, out=out / f"batch{batch}", target=target, execution=execution)).to_dict()
         calls = Counter(server.states)
     stored = json.loads((out / f"batch{batch}" / f"{model.model}.json").read_text(encoding="utf-8"))["results"]
     chosen = {r["scenario_name"]: (r["conversation"][-1].get("decision") or {}).get("choice") for r in stored}

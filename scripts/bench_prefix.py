@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from auditpacks.packs.pack import PackWriter, load_pack
 from auditpacks.packs.scenario import make_scenario  # noqa: E402
-from auditpacks.runner.settings.config import RunConfig  # noqa: E402
+from auditpacks.runner.settings.config import DecodingConfig, ExecutionConfig, RunConfig  # noqa: E402
 from auditpacks.runner.serving.embedded import EmbeddedModel  # noqa: E402
 from auditpacks.runner.run.run import run  # noqa: E402
 from auditpacks.runner.models.providers.messages import LAYOUTS  # noqa: E402
@@ -116,8 +116,9 @@ def unique_bound(root: str, scenarios: list[dict[str, Any]]) -> int:
 
 
 def run_once(pack: Path, out: Path, order: str, max_tokens: int) -> dict[str, Any]:
-    record = run(RunConfig(pack=pack, out=out / order, prompt_order=order, max_tokens=max_tokens, resume=False,
-                           show_progress=False)).to_dict()
+    execution = ExecutionConfig(prompt_order=order, resume=False, show_progress=False)
+    record = run(RunConfig(pack=pack, out=out / order, decoding=DecodingConfig(max_tokens=max_tokens),
+                           execution=execution)).to_dict()
     tokens = record["performance"]["server_prompt_tokens"] or {}
     return {"seconds": record["seconds"], "prompt_n": tokens.get("prompt_n", 0), "cache_n": tokens.get("cache_n", 0),
             "requests": tokens.get("requests", 0), "completed": record["summary"]["completed"]}

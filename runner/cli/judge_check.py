@@ -28,7 +28,7 @@ from auditpacks.runner.display.progress import ProgressPrinter
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import ExecutionConfig, RolesConfig, RunConfig, TargetConfig
 from auditpacks.runner.trust.judge_calibration import REPLAY, calibration_items, grade
 from auditpacks.runner.trust.judge_checks import benchmark_of
 from auditpacks.runner.scenarios.scenario_source import open_pack
@@ -59,16 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from(args: argparse.Namespace) -> RunConfig:
-    return RunConfig(pack=args.pack, target=REPLAY, judge="checklist", judge_model=args.judge_model,
-                     judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
-                     judge_temperature=args.judge_temperature,
-                     judge_max_tokens=args.judge_max_tokens or (1536 if args.judge_model == "embedded" else 1024),
-                     judge_timeout=args.judge_timeout, timeout=args.judge_timeout, concurrency=args.concurrency,
-                     max_retries=args.max_retries, retry_backoff=args.retry_backoff, cache_dir=args.cache)
+    roles = RolesConfig(judge="checklist", judge_model=args.judge_model, judge_provider=args.judge_provider,
+                        judge_base_url=args.judge_base_url, judge_temperature=args.judge_temperature,
+                        judge_max_tokens=args.judge_max_tokens or (1536 if args.judge_model == "embedded" else 1024),
+                        judge_timeout=args.judge_timeout)
+    execution = ExecutionConfig(timeout=args.judge_timeout, concurrency=args.concurrency, max_retries=args.max_retries,
+                                retry_backoff=args.retry_backoff, cache_dir=args.cache)
+    return RunConfig(pack=args.pack, target=TargetConfig(model=REPLAY), roles=roles, execution=execution)
 
 
 def main(args: argparse.Namespace) -> int:
-    from auditpacks.runner.run.run import embedded_identity, endpoint
+    from auditpacks.runner.run.endpoint import embedded_identity, endpoint
 
     config = config_from(args)
     pack = open_pack(args.pack)

@@ -9,7 +9,8 @@ from pathlib import Path
 from auditpacks.core.defaults import MAX_OPTIONS, MAX_QUESTIONS, MAX_TOKENS, TIMEOUT_S
 from auditpacks.core.registry import JUDGES, judge_flags
 from auditpacks.core.arg_types import integer, number, text
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
+                                               SelectionConfig, TargetConfig)
 
 
 #: ``auditpacks run --help``: what a run is, then examples after the flags.
@@ -207,28 +208,34 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         value = settings.get("temperature", 0.0)
         temperature = float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
     return RunConfig(
-        pack=args.pack, out=args.out, target=args.target, provider=args.provider or "openai",
-        base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]), endpoint_assignment=args.endpoint_assignment,
-        provider_given=args.provider is not None, judge_temperature=args.judge_temperature,
-        judge_max_tokens=args.judge_max_tokens or (1536 if judges[:1] == ["embedded"] else 1024),
-        auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
-        api_key=args.api_key, system_prompt=args.system_prompt, decision=decision,
-        decision_url=args.decision_url, max_options=args.max_options, judge=args.judge,
-        judge_model=judges[0] if judges else None, panel_models=tuple(judges[1:]),
-        judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
-        auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
-        auditor_base_url=args.auditor_base_url, max_turns=args.max_turns, grader_options=grader_options,
-        smoke=args.smoke, per_question=args.per_question, limit=args.limit, allow_fewer=args.allow_fewer,
-        seed=args.seed, repeats=args.repeats,
-        temperature=temperature, max_tokens=max_tokens, concurrency=args.concurrency,
-        timeout=args.timeout, max_retries=args.max_retries, retry_backoff=args.retry_backoff, resume=not args.fresh,
-        retry_errors=not args.keep_errors, stop_after=args.stop_after, cache_dir=args.cache,
-        cache_only=args.cache_only,
-        skip_oversize=args.skip_oversize, shard=args.shard, wait_ready=args.wait_ready,
-        show_progress=False if args.quiet else None, log_progress=args.log_progress,
-        prompt_order=args.prompt_order, slot_pinning=args.slot_pinning, batch_questions=args.batch_questions,
-        check=args.check, probe=args.probe, prices=args.prices, batch_api=args.batch_api,
-        batch_poll_s=args.batch_poll, prompt_cache=args.prompt_cache,
+        pack=args.pack, out=args.out,
+        target=TargetConfig(
+            model=args.target, provider=args.provider or "openai", provider_given=args.provider is not None,
+            base_url=urls[0] if urls else None, more_base_urls=tuple(urls[1:]),
+            endpoint_assignment=args.endpoint_assignment, api_key=args.api_key, system_prompt=args.system_prompt,
+            decision=decision, decision_url=args.decision_url, max_options=args.max_options),
+        roles=RolesConfig(
+            judge=args.judge, judge_model=judges[0] if judges else None, panel_models=tuple(judges[1:]),
+            judge_provider=args.judge_provider, judge_base_url=args.judge_base_url,
+            auditor_model=args.auditor_model, auditor_provider=args.auditor_provider,
+            auditor_base_url=args.auditor_base_url, max_turns=args.max_turns,
+            judge_temperature=args.judge_temperature,
+            judge_max_tokens=args.judge_max_tokens or (1536 if judges[:1] == ["embedded"] else 1024),
+            auditor_max_tokens=args.auditor_max_tokens, judge_timeout=args.judge_timeout,
+            grader_options=grader_options),
+        selection=SelectionConfig(
+            smoke=args.smoke, per_question=args.per_question, limit=args.limit, allow_fewer=args.allow_fewer,
+            seed=args.seed, repeats=args.repeats, shard=args.shard),
+        decoding=DecodingConfig(temperature=temperature, max_tokens=max_tokens),
+        execution=ExecutionConfig(
+            concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
+            retry_backoff=args.retry_backoff, resume=not args.fresh, retry_errors=not args.keep_errors,
+            cache_dir=args.cache, cache_only=args.cache_only, skip_oversize=args.skip_oversize,
+            wait_ready=args.wait_ready, prompt_order=args.prompt_order, slot_pinning=args.slot_pinning,
+            batch_questions=args.batch_questions, show_progress=False if args.quiet else None,
+            log_progress=args.log_progress, check=args.check, probe=args.probe, stop_after=args.stop_after),
+        hosting=HostingConfig(prompt_cache=args.prompt_cache, prices=args.prices, batch_api=args.batch_api,
+                              batch_poll_s=args.batch_poll),
     )
 
 

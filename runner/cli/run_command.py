@@ -82,14 +82,14 @@ def pilot_command(args) -> int:
     from auditpacks.runner.run.run import run
 
     config = config_from_args(args)
-    if not config.target:
+    if not config.target.model:
         raise UserError("--pilot needs one --target: the model whose bill it reads")
     trial = pilot_config(config, args.pilot)
     admitted = refuse_early(trial)
     with contextlib.redirect_stdout(sys.stderr):
         record = run(trial, admitted)
     if not record.cost:
-        raise UserError(f"--pilot: {config.target} is not in the price table, so its bill cannot be read")
+        raise UserError(f"--pilot: {config.target.model} is not in the price table, so its bill cannot be read")
     result = requote(config, record.cost, len(admitted.scenarios))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))

@@ -16,17 +16,17 @@ from typing import Any, Mapping
 
 from auditpacks.core.registry import CODE_JUDGES, JUDGES, judge_module
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import RolesConfig, RunConfig
 
 #: What simpleaudit is told about the judge and auditor models, whose clients are ours: it builds
 #: (never uses) an any-llm client from these, so no key or server is needed for them.
 _PLACEHOLDER = {"provider": "openai", "api_key": "unused", "base_url": "http://unused.invalid/v1"}
 
 
-def judge_name(config: RunConfig, manifest: Mapping[str, Any] | None, scenarios: list[dict[str, Any]]) -> str:
+def judge_name(roles: RolesConfig, manifest: Mapping[str, Any] | None, scenarios: list[dict[str, Any]]) -> str:
     """The judge to use: the one asked for, else the pack's own, else choice_match or checklist."""
-    if config.judge:
-        name = config.judge
+    if roles.judge:
+        name = roles.judge
     else:
         name = ((manifest or {}).get("grading") or {}).get("judge")
         if not name:
@@ -50,27 +50,28 @@ def build_engine(config: RunConfig, judge: str, judge_cfg: Any, *, target: Any, 
     from simpleaudit import Auditor
 
     code_judge = judge in CODE_JUDGES
-    if not code_judge and not config.judge_model:
+    asked = config.roles
+    if not code_judge and not asked.judge_model:
         raise RunError(f"judge {judge!r} calls a model: give --judge-model (a model name, or `embedded` for the "
                        "embedded local model; --judge-base-url for a local server)")
-    if config.max_turns > 1 and code_judge and not config.auditor_model:
-        raise RunError(f"--max-turns {config.max_turns} needs --auditor-model: judge {judge!r} calls no model")
+    if asked.max_turns > 1 and code_judge and not asked.auditor_model:
+        raise RunError(f"--max-turns {asked.max_turns} needs --auditor-model: judge {judge!r} calls no model")
     judge_kwargs: dict[str, Any] = {
         "judge": judge_cfg,
-        "judge_model": config.judge_model or "unused",
+        "judge_model": asked.judge_model or "unused",
         "judge_provider": _PLACEHOLDER["provider"],
         "judge_base_url": _PLACEHOLDER["base_url"],
         "judge_api_key": _PLACEHOLDER["api_key"],
-        "max_turns": config.max_turns,
+        "max_turns": asked.max_turns,
         "max_retries": 0,
-        "retry_backoff": config.retry_backoff,
+        "retry_backoff": config.execution.retry_backoff,
         "show_progress": False,
         "json_format": True,
     }
-    if config.auditor_model:
-        judge_kwargs.update(auditor_model=config.auditor_model, auditor_provider=_PLACEHOLDER["provider"],
+    if asked.auditor_model:
+        judge_kwargs.update(auditor_model=asked.auditor_model, auditor_provider=_PLACEHOLDER["provider"],
                             auditor_base_url=_PLACEHOLDER["base_url"], auditor_api_key=_PLACEHOLDER["api_key"])
-    system_prompt = None if config.decision else config.system_prompt  # decision targets: as before
+    system_prompt = None if config.target.decision else config.target.system_prompt  # decision targets: as before
     engine = Auditor(target=target, system_prompt=system_prompt, **judge_kwargs).engine
     if roles is not None:
         roles.install(engine, getattr(judge_module(judge), "bounded_schema", None))

@@ -57,12 +57,12 @@ def request_id(messages: list[dict[str, Any]]) -> str:
 
 
 def openai_body(config: RunConfig, model: str, prompt: Prompt) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model, "messages": prompt.messages, "temperature": config.temperature,
-                            "seed": config.seed}
-    if config.prompt_cache is not False:
+    body: dict[str, Any] = {"model": model, "messages": prompt.messages, "temperature": config.decoding.temperature,
+                            "seed": config.selection.seed}
+    if config.hosting.prompt_cache is not False:
         body["prompt_cache_key"] = cache_key_of(prompt.document)
-    if config.max_tokens:
-        body["max_completion_tokens"] = config.max_tokens
+    if config.decoding.max_tokens:
+        body["max_completion_tokens"] = config.decoding.max_tokens
     return body
 
 
@@ -75,24 +75,26 @@ def anthropic_body(config: RunConfig, model: str, prompt: Prompt, order: str) ->
     if prompt.documents:
         first = order == "document-first"
         document = {"type": "text", "text": render_documents(prompt.documents).lstrip("\n"),
-                    **(CACHE_MARK if first and config.prompt_cache is not False else {})}
+                    **(CACHE_MARK if first and config.hosting.prompt_cache is not False else {})}
         blocks = [document, question] if first else [question, document]
-    body: dict[str, Any] = {"model": model, "max_tokens": config.max_tokens or ANTHROPIC_MAX_TOKENS,
-                            "temperature": config.temperature, "messages": [{"role": "user", "content": blocks}]}
-    if config.system_prompt:
-        body["system"] = config.system_prompt
+    decoding = config.decoding
+    body: dict[str, Any] = {"model": model, "max_tokens": decoding.max_tokens or ANTHROPIC_MAX_TOKENS,
+                            "temperature": decoding.temperature, "messages": [{"role": "user", "content": blocks}]}
+    if config.target.system_prompt:
+        body["system"] = config.target.system_prompt
     return body
 
 
 def client_for(config: RunConfig):
-    key = config.target_key()
+    target, timeout = config.target, config.execution.timeout
+    key = target.key()
     if not key:
-        variable = providers.provider(config.provider).key_variable
+        variable = providers.provider(target.provider).key_variable
         raise RunError(f"--batch-api needs the provider's key (--api-key or ${variable})")
-    if config.provider == "anthropic":
-        return AnthropicBatches(base_url=config.base_url, api_key=key, timeout=config.timeout)
-    return OpenAIBatches(base_url=providers.openai_base_url(config.provider, config.base_url), api_key=key,
-                         timeout=config.timeout)
+    if target.provider == "anthropic":
+        return AnthropicBatches(base_url=target.base_url, api_key=key, timeout=timeout)
+    return OpenAIBatches(base_url=providers.openai_base_url(target.provider, target.base_url), api_key=key,
+                         timeout=timeout)
 
 
 class BatchLog:
@@ -195,8 +197,9 @@ def collect(config: RunConfig, model: str, client: Any, *, poll_s: float = 30.0,
     except UserError:
         raise
     except Exception as exc:  # an SDK's error: one line naming the provider and the cause (a cap, a time-out)
-        raise RunError(f"batch API ({client.provider}): {describe(exc, config.timeout)[0]}; what was done is in "
-                       f"{log.path.name}, a rerun re-attaches") from None
+        why = describe(exc, config.execution.timeout)[0]
+        raise RunError(f"batch API ({client.provider}): {why}; what was done is in {log.path.name}, a rerun "
+                       "re-attaches") from None
     return log.replies
 
 
@@ -247,11 +250,13 @@ class BatchReplies(ModelAPI):
 
 def batch_target(config: RunConfig, model: str, *, poll_s: float = 30.0) -> ChatTarget:
     """The run's target for ``--batch-api``: the batches submitted (or re-attached), awaited and downloaded."""
-    if config.provider not in BATCH_PROVIDERS:
-        raise RunError(f"--batch-api works with --provider {' or '.join(BATCH_PROVIDERS)}, not {config.provider!r}")
-    if not config.target or config.max_turns != 1 or config.repeats != 1 or config.more_base_urls:
+    target = config.target
+    if target.provider not in BATCH_PROVIDERS:
+        raise RunError(f"--batch-api works with --provider {' or '.join(BATCH_PROVIDERS)}, not {target.provider!r}")
+    if not target.model or config.roles.max_turns != 1 or config.selection.repeats != 1 or target.more_base_urls:
         raise RunError("--batch-api runs one turn of each scenario once on one --target "
                        "(no --max-turns, --repeats or several --base-url)")
     replies = collect(config, model, client_for(config), poll_s=poll_s)
-    policy = RetryPolicy(max_retries=0, backoff=0.0, timeout=config.timeout)
-    return ChatTarget(Model(BatchReplies(model, replies), policy=policy), layout=config.prompt_order or "stock")
+    policy = RetryPolicy(max_retries=0, backoff=0.0, timeout=config.execution.timeout)
+    return ChatTarget(Model(BatchReplies(model, replies), policy=policy),
+                      layout=config.execution.prompt_order or "stock")

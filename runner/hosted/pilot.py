@@ -46,31 +46,34 @@ def _ratio(billed: int, quoted: int, fallback: float) -> float:
 
 def pilot_config(config: RunConfig, n: int) -> RunConfig:
     """The pilot's run: the first ``n`` scenarios of the selection."""
-    return dataclasses.replace(config, limit=n if config.limit is None else min(n, config.limit))
+    limit = config.selection.limit
+    return dataclasses.replace(config, selection=dataclasses.replace(config.selection,
+                                                                     limit=n if limit is None else min(n, limit)))
 
 
 def requote(config: RunConfig, cost: Mapping[str, Any], n: int) -> PilotQuote:
     """The whole selection re-quoted from the pilot's ``cost`` block (its first ``n`` scenarios, each sent
     ``repeats`` times)."""
-    table = prices.load(config.prices)
-    price = table.lookup(config.target or "")
+    model_name = config.target.model or ""
+    table = prices.load(config.hosting.prices)
+    price = table.lookup(model_name)
     items, _, manifest = selection(config, mark=marks_for(price))
-    requests = min(n, len(items)) * max(config.repeats, 1)
+    requests = min(n, len(items)) * max(config.selection.repeats, 1)
     way = cost["way"]
     quoted, billed = cost["quote"]["usage"] or {}, cost["incurred"]
     f_in = _ratio(billed["input"], quoted.get("input", 0), 1.0)
     factors = {"input": f_in, "cached_input": _ratio(billed["cached_input"], quoted.get("cached_input", 0), f_in),
                "cache_write": _ratio(billed["cache_write"], quoted.get("cache_write", 0), f_in),
                "output": billed["output"] / requests if requests else 0.0}
-    model = quote_model(config.target or "", items, table, config, manifest)
+    model = quote_model(model_name, items, table, config, manifest)
     expected = model.usage["caching" if way in ("caching", "both") else "plain"]
     usage = Usage(input=round(expected.input * f_in),
                   cached_input=min(round(expected.cached_input * factors["cached_input"]), round(expected.input * f_in)),
                   cache_write=round(expected.cache_write * factors["cache_write"]),
                   output=round(model.requests * factors["output"]))
-    total = prices.cost(usage, price, batch=config.batch_api) if price else None
+    total = prices.cost(usage, price, batch=config.hosting.batch_api) if price else None
     error = min(max(1 / math.sqrt(max(n, 1)), 0.02), 0.5)
-    return PilotQuote(model=config.target or "", way=way, pilot_scenarios=min(n, len(items)),
+    return PilotQuote(model=model_name, way=way, pilot_scenarios=min(n, len(items)),
                       rest_scenarios=max(len(items) - n, 0), pilot_billed=billed.get("cost"),
                       pilot_quoted=cost["quote"].get("cost"), factors=factors, usage=usage, total=total,
                       range=None if total is None else [total * (1 - error), total * (1 + error)])

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import DecodingConfig, RunConfig
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order
 from auditpacks.runner.scenarios.scenario_source import open_pack
 from auditpacks.runner.hosted import prices
@@ -109,18 +109,17 @@ class Quote:
 def selection(config: RunConfig, *, mark: bool = False) -> tuple[list[Prompt], str, dict[str, Any]]:
     """The first target turn of every selected scenario (this shard's), laid out in the run's prompt order
     (documents marked for the prompt cache with ``mark``), the order, and the pack's manifest."""
-    pack = open_pack(config.pack, check=config.check)
+    pack = open_pack(config.pack, check=config.execution.check)
     admit(pack, config)
-    scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
+    scenarios = select.for_run(pack, config.selection)
     order = resolve_prompt_order(config, scenarios) or STOCK
-    if config.shard:
-        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.shard))
+    if config.selection.shard:
+        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.selection.shard))
     layout = LAYOUTS[order]
     out = []
     for scenario in pack.lazy(scenarios):
         question = scenario.get("test_prompt") or scenario["description"]
-        messages = layout(system=config.system_prompt, user=question, documents=scenario.get("documents"),
+        messages = layout(system=config.target.system_prompt, user=question, documents=scenario.get("documents"),
                           file_uri=scenario.get("file_uri"), mark=mark)
         out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages,
                           question, scenario.get("documents")))
@@ -198,7 +197,7 @@ def _seconds(docs: list[Document], usage: Usage, price: prices.Price, output: in
     return busy / max(concurrency, 1)
 
 
-def reply_tokens(config: RunConfig, manifest: dict[str, Any], price: prices.Price | None,
+def reply_tokens(decoding: DecodingConfig, manifest: dict[str, Any], price: prices.Price | None,
                  table: prices.PriceTable) -> tuple[int, int]:
     """A reply's expected tokens and its cap: the pack's answer format (manifest ``answer.tokens``), else the
     price table's ``expected_output_tokens``, at most the run's ``--max-tokens`` or the pack's ``run.max_tokens``."""
@@ -206,7 +205,7 @@ def reply_tokens(config: RunConfig, manifest: dict[str, Any], price: prices.Pric
     expected = answer if isinstance(answer, int) and answer > 0 else (
         price.expected_output_tokens if price else int(table.defaults.get("expected_output_tokens", 200)))
     run = manifest.get("run") if isinstance(manifest.get("run"), dict) else {}
-    cap = config.max_tokens or run.get("max_tokens")
+    cap = decoding.max_tokens or run.get("max_tokens")
     cap = cap if isinstance(cap, int) and cap > 0 else max(expected, 4096)
     return min(expected, cap), cap
 
@@ -240,8 +239,8 @@ def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, confi
     provider = price.provider if price else None
     count = counter(model, provider)
     marks = provider == "anthropic"
-    docs = documents(items, count, config.repeats, marks=marks)
-    output, cap = reply_tokens(config, manifest or {}, price, table)
+    docs = documents(items, count, config.selection.repeats, marks=marks)
+    output, cap = reply_tokens(config.decoding, manifest or {}, price, table)
     output = min(round(output * reply_scale(items, count)), cap)
     cache_min = price.cache_min_tokens if price else int(table.defaults.get("cache_min_tokens", 1024))
     step = price.cache_step_tokens if price else 1
@@ -258,8 +257,9 @@ def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, confi
     batch_s = table.batch_turnaround_hours * 3600
     speed = price or prices.Price(model, "", 0, 0, 0, 0, 1, cache_min, expected_output_tokens=output,
                                   **{k: float(table.defaults.get(k, v)) for k, v in SPEEDS.items()})
-    seconds = {"plain": _seconds(docs, usage["plain"], speed, output, config.concurrency),
-               "caching": _seconds(docs, usage["caching"], speed, output, config.concurrency),
+    workers = config.execution.concurrency
+    seconds = {"plain": _seconds(docs, usage["plain"], speed, output, workers),
+               "caching": _seconds(docs, usage["caching"], speed, output, workers),
                "batch": batch_s, "both": batch_s}
     return ModelQuote(model=model, scenarios=len(items), documents=len(docs),
                       requests=sum(len(d.prompts) for d in docs),
@@ -272,16 +272,17 @@ def quote_model(model: str, items: list[Prompt], table: prices.PriceTable, confi
 def quote(config: RunConfig, models: list[str] | None = None) -> Quote:
     """The quote for ``models`` (default: the run's target, or every model in the price table when the run
     names none)."""
-    table = prices.load(config.prices)
-    names = models or ([config.target] if config.target else list(table.models))
+    table = prices.load(config.hosting.prices)
+    names = models or ([config.target.model] if config.target.model else list(table.models))
     laid: dict[bool, tuple[list[Prompt], str, dict[str, Any]]] = {}
     for name in names:   # Anthropic's prompts carry cache marks; the others' do not
         mark = marks_for(table.lookup(name))
         if mark not in laid:
             laid[mark] = selection(config, mark=mark)
     items, order, _ = next(iter(laid.values()))
-    return Quote(pack=os.path.basename(str(config.pack)), prompt_order=order, repeats=config.repeats,
-                 concurrency=config.concurrency, price_date=table.date, price_source=os.path.basename(table.source),
+    return Quote(pack=os.path.basename(str(config.pack)), prompt_order=order, repeats=config.selection.repeats,
+                 concurrency=config.execution.concurrency, price_date=table.date,
+                 price_source=os.path.basename(table.source),
                  batch_turnaround_hours=table.batch_turnaround_hours,
                  models=[quote_model(name, laid[marks_for(table.lookup(name))][0], table, config,
                                      laid[marks_for(table.lookup(name))][2]) for name in names])

@@ -17,14 +17,14 @@ from auditpacks.runner.hosted import prices
 from auditpacks.runner.models.usage import Usage
 
 if TYPE_CHECKING:  # the report reads cost_line without the run's machinery
-    from auditpacks.runner.settings.config import RunConfig
+    from auditpacks.runner.settings.config import HostingConfig, RunConfig
     from auditpacks.runner.hosted.plan import ModelQuote
 
 
-def run_way(config: "RunConfig", usage: Usage) -> str:
+def run_way(hosting: "HostingConfig", usage: Usage) -> str:
     """How the run was sent: through the batch API or not, with or without prompt-cache hits."""
     cached = usage.cached_input > 0 or usage.cache_write > 0
-    if config.batch_api:
+    if hosting.batch_api:
         return "both" if cached else "batch"
     return "caching" if cached else "plain"
 
@@ -37,12 +37,13 @@ def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None
                 quoted: "ModelQuote | None" = None) -> dict[str, Any] | None:
     """The ``cost`` block for ``model``'s run (None when the price table does not list it: a local model's tokens
     are in the run's performance figures)."""
-    table = prices.load(config.prices)
+    hosting = config.hosting
+    table = prices.load(hosting.prices)
     price = table.lookup(model)
     spent = Usage(**{k: int(v) for k, v in (usage or {}).items() if k in Usage.__dataclass_fields__})
     if price is None:
         return None
-    way = run_way(config, spent)
+    way = run_way(hosting, spent)
     if quoted is None and price is not None:
         from auditpacks.runner.hosted.plan import quote
 
@@ -50,7 +51,7 @@ def cost_record(config: "RunConfig", model: str, usage: Mapping[str, Any] | None
             quoted = quote(config, [model]).models[0]
         except (UserError, OSError, ValueError):   # a finished run keeps its record, with no quote
             quoted = None
-    incurred = prices.cost(spent, price, batch=config.batch_api) if price else None
+    incurred = prices.cost(spent, price, batch=hosting.batch_api) if price else None
     expected = quoted.cost[way] if quoted else None
     return {
         "price_table_date": table.date,

@@ -2,7 +2,7 @@
 
 :func:`refuse_early` opens and checks the pack, makes the selection (once: the run takes it),
 validates shard, judge and counts, and finds a missing key, each in one line; ``auditpacks run``
-calls it first, so a refusal costs a fraction of a second. :func:`owns` and :func:`api_key` live
+calls it first, so a refusal costs a fraction of a second, and the run checks none of these again. :func:`owns` and :func:`api_key` live
 here for the same reason: the key is known before a client is built.
 """
 
@@ -22,44 +22,47 @@ from auditpacks.runner.models import providers
 
 def owns(config: RunConfig) -> bool:
     """Whether this run's target is one of our own clients (else an any-llm provider)."""
-    return config.decision is None and (config.embedded or config.batch_api or providers.ours(config.provider))
+    target = config.target
+    return target.decision is None and (target.embedded or config.hosting.batch_api or providers.ours(target.provider))
 
 
 def api_key(config: RunConfig) -> str | None:
     """The target's key (``local`` where none is needed); a missing one is a :class:`RunError`."""
-    key = config.target_key()
+    target = config.target
+    key = target.key()
     if key:
         return key
     if not owns(config):
-        return "local" if config.base_url else None  # any-llm reads the provider's own variable otherwise
-    if providers.provider(config.provider).keyless or config.embedded or config.cache_only:
+        return "local" if target.base_url else None  # any-llm reads the provider's own variable otherwise
+    if providers.provider(target.provider).keyless or target.embedded or config.execution.cache_only:
         return "local"
-    raise RunError(f"provider {config.provider!r} needs a key: --api-key or ${config.key_variable() or 'its key'}")
+    raise RunError(f"provider {target.provider!r} needs a key: --api-key or ${target.key_variable() or 'its key'}")
 
 
 @dataclass(frozen=True)
 class Admitted:
-    """A run's pack, opened and admitted, and its selection (made once, here)."""
+    """A run's pack, opened and admitted, its selection (made once, here) and the judge that grades it."""
 
     pack: StreamedPack
     scenarios: list
+    judge: str
 
 
 def refuse_early(config: RunConfig) -> Admitted:
     """The pack and its selection, once every check that needs no model library has passed."""
-    for flag, value in (("--limit", config.limit), ("--repeats", config.repeats),
-                        ("--batch-questions", config.batch_questions), ("--per-question", config.per_question)):
+    chosen, target = config.selection, config.target
+    for flag, value in (("--limit", chosen.limit), ("--repeats", chosen.repeats),
+                        ("--batch-questions", config.execution.batch_questions),
+                        ("--per-question", chosen.per_question)):
         if value is not None and value < 1:
             raise RunError(f"{flag} must be at least 1, got {value}")
-    if config.shard:
-        shard.parse_spec(config.shard)
-    if config.decision and not config.target:
+    if chosen.shard:
+        shard.parse_spec(chosen.shard)
+    if target.decision and not target.model:
         raise RunError("--decision needs --target (the decision model's name)")
-    if config.decision is None and not config.embedded and not config.cache_only:
+    if target.decision is None and not target.embedded and not config.execution.cache_only:
         api_key(config)
-    pack = open_pack(config.pack, check=config.check)
+    pack = open_pack(config.pack, check=config.execution.check)
     admit(pack, config)
-    chosen = select.select(pack, smoke=config.smoke, per_question_n=config.per_question, limit=config.limit,
-                           seed=config.seed, allow_fewer=config.allow_fewer)
-    judge_name(config, pack.manifest, chosen)
-    return Admitted(pack, chosen)
+    scenarios = select.for_run(pack, chosen)
+    return Admitted(pack, scenarios, judge_name(config.roles, pack.manifest, scenarios))

@@ -21,7 +21,7 @@ from auditpacks.core.bounded_http import role_reply_bytes
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers import EMBEDDED_MODEL
-from auditpacks.runner.settings.config import RunConfig
+from auditpacks.runner.settings.config import ExecutionConfig, RolesConfig, RunConfig, TargetConfig
 from auditpacks.runner.readiness.early import api_key, owns
 from auditpacks.runner.models.providers.checks import check_reachable, missing_extra
 from auditpacks.runner.models.cache import ResponseCache
@@ -39,113 +39,125 @@ from auditpacks.runner.models.providers import ollama_host
 
 def resolve_prompt_order(config: RunConfig, scenarios: list[dict[str, Any]]) -> str | None:
     """The layout our chat targets use for this selection (None for decision runs, which send no chat)."""
-    if config.decision:
+    if config.target.decision:
         return None
-    order = config.prompt_order
-    ordered = owns(config) or providers.provider(config.provider).cache_marks
+    order = config.execution.prompt_order
+    ordered = owns(config) or providers.provider(config.target.provider).cache_marks
     if order == "auto":
         return DOCUMENT_FIRST if ordered and any(s.get("documents") for s in scenarios) else STOCK
     if order not in LAYOUTS:
         raise RunError(f"--prompt-order {order!r}: choose auto, {', '.join(LAYOUTS)}")
     if order != STOCK and not ordered:
         raise RunError(f"--prompt-order {order} needs one of our chat targets (OpenAI-compatible providers, "
-                       f"ollama, anthropic or the embedded model); provider {config.provider!r} goes through "
+                       f"ollama, anthropic or the embedded model); provider {config.target.provider!r} goes through "
                        "simpleaudit")
     return order
 
 
 def resolve_slot_pinning(config: RunConfig) -> bool:
     """Whether to send llama.cpp's ``id_slot``: asked for, else for the embedded model and ``llamacpp``."""
-    chat = owns(config) and (config.embedded or config.provider != "ollama")
-    if config.slot_pinning and not chat:
+    target, pinning = config.target, config.execution.slot_pinning
+    chat = owns(config) and (target.embedded or target.provider != "ollama")
+    if pinning and not chat:
         raise RunError("--slot-pinning needs an OpenAI-compatible llama.cpp endpoint (not ollama, a decision "
                        "endpoint or a simpleaudit provider)")
-    if config.slot_pinning is not None:
-        return config.slot_pinning
-    return chat and (config.embedded or config.provider == "llamacpp")
+    if pinning is not None:
+        return pinning
+    return chat and (target.embedded or target.provider == "llamacpp")
 
 
-def _layout(config: RunConfig) -> str:
+def _layout(execution: ExecutionConfig) -> str:
     """The resolved prompt order (``auto`` left unresolved, outside a run, means stock)."""
-    return config.prompt_order if config.prompt_order in LAYOUTS else STOCK
+    return execution.prompt_order if execution.prompt_order in LAYOUTS else STOCK
 
 
-def retry_policy(config: RunConfig, timeout: float | None = None) -> RetryPolicy:
-    return RetryPolicy(max_retries=config.max_retries, backoff=config.retry_backoff, timeout=timeout or config.timeout)
+def retry_policy(execution: ExecutionConfig, timeout: float | None = None) -> RetryPolicy:
+    return RetryPolicy(max_retries=execution.max_retries, backoff=execution.retry_backoff,
+                       timeout=timeout or execution.timeout)
 
 
-def resolve_provider(config: RunConfig, scenarios: list[dict[str, Any]], cache: ResponseCache | None) -> RunConfig:
-    """The run's provider after asking a given ``--base-url`` whether it is Ollama.
+def role_policy(config: RunConfig) -> RetryPolicy:
+    """The judge's and auditor's retry policy: the run's, each attempt bounded by ``--judge-timeout``."""
+    return retry_policy(config.execution, config.roles.judge_timeout)
+
+
+def resolve_provider(target: TargetConfig, scenarios: list[dict[str, Any]],
+                     cache: ResponseCache | None) -> TargetConfig:
+    """The target after asking a given ``--base-url`` whether it is Ollama.
 
     Provider left at its default: an Ollama server switches the run to the native API.
     ``--provider openai`` given: kept, with one warning naming the prompts at risk.
     """
     from auditpacks.runner.models.providers import ollama_detect
 
-    if config.decision or config.embedded or not config.base_url or config.provider != "openai":
-        return config
-    version = ollama_detect.ollama_version(config.base_url, cache)
+    if target.decision or target.embedded or not target.base_url or target.provider != "openai":
+        return target
+    version = ollama_detect.ollama_version(target.base_url, cache)
     if version is None:
-        return config
-    if config.provider_given:
-        estimates = ollama_detect.prompt_estimates(scenarios, config.system_prompt)
-        ollama_detect.warn(ollama_detect.truncation_warning(config.base_url, version, estimates))
-        return config
-    return dataclasses.replace(config, provider="ollama", detected_ollama=version)
+        return target
+    if target.provider_given:
+        estimates = ollama_detect.prompt_estimates(scenarios, target.system_prompt)
+        ollama_detect.warn(ollama_detect.truncation_warning(target.base_url, version, estimates))
+        return target
+    return dataclasses.replace(target, provider="ollama", detected_ollama=version)
 
 
 def make_target(config: RunConfig, *, model: str, base_url: str | None, cache: ResponseCache | None,
                 embedded_identity: dict[str, Any] | None = None, preflight=None) -> ChatTarget:
-    """The chat target for this run (any provider; decision targets are made in :mod:`runner.run.run`)."""
-    note = (f"{ollama_host(base_url)} answers Ollama's /api/version ({config.detected_ollama}): native API, "
-            "num_ctx fitted to each prompt") if config.detected_ollama else None
+    """The chat target for this run (any provider; decision targets are made in :mod:`runner.run.run_target`)."""
+    detected = config.target.detected_ollama
+    note = (f"{ollama_host(base_url)} answers Ollama's /api/version ({detected}): native API, "
+            "num_ctx fitted to each prompt") if detected else None
     api = _chat_api(config, model=model, base_url=base_url, identity=embedded_identity, preflight=preflight)
-    return ChatTarget(Model(api, policy=retry_policy(config), cache=cache), layout=_layout(config), note=note)
+    return ChatTarget(Model(api, policy=retry_policy(config.execution), cache=cache), layout=_layout(config.execution),
+                      note=note)
 
 
 def _chat_api(config: RunConfig, *, model: str, base_url: str | None, identity: dict[str, Any] | None = None,
               preflight=None) -> ModelAPI:
     """The target's provider at one endpoint; an any-llm client is made now, so a missing SDK or key fails
     before the run, in one line."""
-    api = chat_api(config.provider if not config.embedded else "llamacpp", model=model, base_url=base_url,
-                   api_key=api_key(config), timeout=config.timeout, identity=identity, preflight=preflight,
-                   slot_pinning=bool(config.slot_pinning), max_tokens=config.max_tokens, embedded=config.embedded,
-                   prompt_cache=config.prompt_cache)
+    target, execution = config.target, config.execution
+    api = chat_api(target.provider if not target.embedded else "llamacpp", model=model, base_url=base_url,
+                   api_key=api_key(config), timeout=execution.timeout, identity=identity, preflight=preflight,
+                   slot_pinning=bool(execution.slot_pinning), max_tokens=config.decoding.max_tokens,
+                   embedded=target.embedded, prompt_cache=config.hosting.prompt_cache)
     if not owns(config):
-        _connect(config, api)
+        _connect(target.provider, api)
     return api
 
 
-def _connect(config: RunConfig, api: Any) -> None:
+def _connect(provider: str, api: Any) -> None:
     """Make an any-llm client now, so a missing SDK or key fails before the run, in one line."""
     try:
         api.client
     except ImportError:
-        raise RunError(missing_extra(config.provider)) from None
+        raise RunError(missing_extra(provider)) from None
     except Exception as exc:  # missing keys and unknown providers come from any-llm
-        raise RunError(f"cannot set up provider {config.provider!r}: {type(exc).__name__}: {exc}") from None
+        raise RunError(f"cannot set up provider {provider!r}: {type(exc).__name__}: {exc}") from None
 
 
 def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None) -> ChatTarget:
-    """One chat target whose model has one provider per endpoint (``config.base_url`` and
-    ``config.more_base_urls``); an endpoint that does not answer now is taken out before the run (with a
+    """One chat target whose model has one provider per endpoint (the target's ``base_url`` and
+    ``more_base_urls``); an endpoint that does not answer now is taken out before the run (with a
     warning)."""
-    urls = [config.base_url, *config.more_base_urls]
-    if config.decision or not owns(config) or config.embedded:
+    target, execution = config.target, config.execution
+    urls = [target.base_url, *target.more_base_urls]
+    if target.decision or not owns(config) or target.embedded:
         raise RunError("several endpoints work with --target on an OpenAI-compatible provider or ollama")
     if len(set(urls)) != len(urls):
         raise RunError(f"endpoint {next(u for u in urls if urls.count(u) > 1)} is given twice")
     pool = EndpointPool([(url, _chat_api(config, model=model, base_url=url)) for url in urls],
-                        assignment=config.endpoint_assignment, seed=config.seed)
-    chat = Model(pool, policy=retry_policy(config), cache=cache)
-    if not config.cache_only:
-        if config.wait_ready:  # endpoints still loading: taken out now, each joins once ready
+                        assignment=target.endpoint_assignment, seed=config.selection.seed)
+    chat = Model(pool, policy=retry_policy(execution), cache=cache)
+    if not execution.cache_only:
+        if execution.wait_ready:  # endpoints still loading: taken out now, each joins once ready
             from auditpacks.runner.readiness.readiness import join_late
 
-            join_late(pool, config.wait_ready)
+            join_late(pool, execution.wait_ready)
         for endpoint in pool.endpoints:
             try:
-                if config.provider == "ollama":
+                if target.provider == "ollama":
                     chat.prepare_api(endpoint.api)
                 else:
                     check_reachable(url=endpoint.url)
@@ -153,40 +165,42 @@ def make_pool(config: RunConfig, *, model: str, cache: ResponseCache | None) -> 
                 pool.take_out(endpoint, str(exc))
         if not pool.live:
             raise RunError("no endpoint answers: " + "; ".join(e.failed or "" for e in pool.endpoints))
-    return ChatTarget(chat, layout=_layout(config))
+    return ChatTarget(chat, layout=_layout(execution))
 
 
-def uses_embedded(config: RunConfig) -> bool:
+def uses_embedded(roles: RolesConfig) -> bool:
     """Whether the judge or the auditor is the embedded local model."""
-    return providers.EMBEDDED in (config.judge_model, config.auditor_model)
+    return providers.EMBEDDED in (roles.judge_model, roles.auditor_model)
 
 
-def build_roles(config: RunConfig, *, model_judge: bool, embedded_url: str | None,
+def build_roles(asked: RolesConfig, *, policy: RetryPolicy, model_judge: bool, embedded_url: str | None,
                 embedded_identity: dict[str, Any] | None, cache: ResponseCache | None) -> Roles:
-    """The judge model (for a model judge) and the auditor model (when follow-up turns are written).
+    """The judge model (for a model judge) and the auditor model (when follow-up turns are written), their
+    calls under ``policy`` (:func:`role_policy`).
 
     ``embedded`` as the model name means the embedded local model, on the same server as an embedded
     target. A judge base URL that answers Ollama's ``/api/version`` is used through the native API."""
     roles = Roles()
-    if model_judge and config.judge_model:
-        roles.judge = _role("judge", config, config.judge_model, config.judge_provider, config.judge_base_url,
-                            config.judge_api_key, config.judge_max_tokens, embedded_url, embedded_identity, cache)
-    auditor_model = config.auditor_model or (config.judge_model if model_judge else None)
-    if auditor_model and config.max_turns > 1:
-        same = config.auditor_model is None
+    call = dict(temperature=asked.judge_temperature, policy=policy, embedded_url=embedded_url,
+                embedded_identity=embedded_identity, cache=cache)
+    if model_judge and asked.judge_model:
+        roles.judge = _role("judge", asked.judge_model, asked.judge_provider, asked.judge_base_url,
+                            asked.judge_api_key, asked.judge_max_tokens, **call)
+    auditor_model = asked.auditor_model or (asked.judge_model if model_judge else None)
+    if auditor_model and asked.max_turns > 1:
+        same = asked.auditor_model is None
         roles.auditor = _role(
-            "auditor", config, auditor_model,
-            config.judge_provider if same else (config.auditor_provider or config.judge_provider),
-            config.judge_base_url if same else (config.auditor_base_url or config.judge_base_url),
-            config.judge_api_key, config.auditor_max_tokens, embedded_url, embedded_identity, cache)
+            "auditor", auditor_model,
+            asked.judge_provider if same else (asked.auditor_provider or asked.judge_provider),
+            asked.judge_base_url if same else (asked.auditor_base_url or asked.judge_base_url),
+            asked.judge_api_key, asked.auditor_max_tokens, **call)
     return roles
 
 
-def _role(role: str, config: RunConfig, model: str, provider: str, base_url: str | None, key: str | None,
-          max_tokens: int, embedded_url: str | None, embedded_identity: dict[str, Any] | None,
-          cache: ResponseCache | None) -> RoleModel:
-    policy = retry_policy(config, config.judge_timeout)
-    settings = dict(role=role, temperature=config.judge_temperature, max_tokens=max_tokens, timeout=policy.timeout)
+def _role(role: str, model: str, provider: str, base_url: str | None, key: str | None, max_tokens: int, *,
+          temperature: float, policy: RetryPolicy, embedded_url: str | None,
+          embedded_identity: dict[str, Any] | None, cache: ResponseCache | None) -> RoleModel:
+    settings = dict(role=role, temperature=temperature, max_tokens=max_tokens, timeout=policy.timeout)
     replay = cache is not None and cache.only
     if model == providers.EMBEDDED:
         if embedded_url is None and not replay:

@@ -116,23 +116,25 @@ def served_identity(urls: list[str], model: str) -> dict[str, Any] | None:
 
 def gate(config: Any) -> None:
     """``--wait-ready``: before the run builds its targets, wait for the first of its endpoints to be ready."""
-    if config.wait_ready and config.base_url and not config.cache_only:
-        wait_first([config.base_url, *config.more_base_urls], config.wait_ready)
+    target, execution = config.target, config.execution
+    if execution.wait_ready and target.base_url and not execution.cache_only:
+        wait_first([target.base_url, *target.more_base_urls], execution.wait_ready)
 
 
 def endpoint_identity(config: Any, model: str, digest: str | None, cache: Any = None) -> dict[str, Any] | None:
     """The fingerprint's endpoint: the served model (its digest where the server gives one, else what
     ``/models`` says of it), remembered in the response cache (a warm rerun and ``--cache-only`` ask no server);
     None (the URLs count instead) for the embedded model, decision runs, and servers that say nothing."""
-    if config.embedded or config.decision or not config.base_url:
+    target = config.target
+    if target.embedded or target.decision or not target.base_url:
         return None
     if digest:
         return {"id": model, "digest": digest}
     key = f"{model}\n/models"  # the cache's entry for what the servers said they serve
-    known = ((cache.recall_model(config.base_url, key) if cache is not None else None) or {}).get("served")
-    if known or config.cache_only:  # as the cached answers, the cached identity holds until --cache changes
+    known = ((cache.recall_model(target.base_url, key) if cache is not None else None) or {}).get("served")
+    if known or config.execution.cache_only:  # as the cached answers, the cached identity holds until --cache changes
         return known
-    served = served_identity([config.base_url, *config.more_base_urls], model)
+    served = served_identity([target.base_url, *target.more_base_urls], model)
     if served is not None and cache is not None:
-        cache.remember_model(config.base_url, key, {"served": served})
+        cache.remember_model(target.base_url, key, {"served": served})
     return served

@@ -13,16 +13,16 @@ fingerprints name them; runs alike in everything are told apart by their run fol
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from auditpacks.core.record import RunRecord
 from auditpacks.runner.settings.config import RunConfig
 
-#: A setting an older record leaves out had its default then, as now.
-DEFAULTS = {f.name: f.default for f in dataclasses.fields(RunConfig) if f.default is not dataclasses.MISSING}
+#: A setting an older record leaves out had its default then, as now (the stored settings of a default run).
+DEFAULTS = RunConfig(pack=Path()).public()
 
 #: The embedded model's provider as a label names it (it is served by llama.cpp, not by an OpenAI account).
 EMBEDDED = "embedded (llama.cpp)"

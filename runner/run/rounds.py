@@ -34,13 +34,13 @@ def round_seed(seed: int, round_number: int) -> int:
 async def run_rounds(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: Any,
                      progress: Any) -> list[Outcome]:
     """Every round's outcome, round 1 first, in one event loop."""
-    outcomes = []
-    for number in range(1, config.repeats + 1):
+    outcomes, execution = [], config.execution
+    for number in range(1, config.selection.repeats + 1):
         target.repeat = number - 1
         outcomes.append(await run_scenarios(
-            engine, scenarios, journal, concurrency=config.concurrency,
-            params=config.decoding(seed=round_seed(config.seed, number)), round_number=number,
-            retry_errors=config.retry_errors, progress=progress, skip_oversize=config.skip_oversize,
+            engine, scenarios, journal, concurrency=execution.concurrency,
+            params=config.decoding.params(round_seed(config.selection.seed, number)), round_number=number,
+            retry_errors=execution.retry_errors, progress=progress, skip_oversize=execution.skip_oversize,
             fatal=lambda: target.fatal, before_group=target.prefetch, placement=target.placement,
         ))
     return outcomes

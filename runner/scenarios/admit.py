@@ -12,9 +12,10 @@ from auditpacks.runner.scenarios.scenario_source import StreamedPack
 
 def admit(pack: StreamedPack, config: RunConfig) -> None:
     """Raise :class:`RunError` for an empty pack, or one with ERROR findings (``open_pack(check=True)``)."""
-    redact.register(config.api_key, config.judge_api_key, config.target_key())
-    for url in (config.base_url, *config.more_base_urls, config.judge_base_url, config.auditor_base_url,
-                config.decision_url):
+    target, roles = config.target, config.roles
+    redact.register(target.api_key, roles.judge_api_key, target.key())
+    for url in (target.base_url, *target.more_base_urls, roles.judge_base_url, roles.auditor_base_url,
+                target.decision_url):
         redact.register_url(url)
     if not pack.scenarios:
         raise RunError(f"{pack.path.name}: the pack holds no scenario; nothing to run")

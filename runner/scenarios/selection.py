@@ -9,6 +9,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.registry import BENCHMARKS
 from auditpacks.packs.pack import Pack
 from auditpacks.packs.sampling import check_count, per_group
+from auditpacks.runner.settings.config import SelectionConfig
 
 
 def published_smoke_file(pack: Pack) -> bool:
@@ -69,3 +70,9 @@ def select(
         check_count(len(chosen), limit, f"{pack.path.name}: --limit {limit}", allow_fewer=allow_fewer)
         chosen = chosen[:limit]
     return chosen
+
+
+def for_run(pack: Pack, settings: SelectionConfig) -> list[dict[str, Any]]:
+    """A run's selection (``--smoke``, ``--per-question``, ``--limit``; its shard is taken later)."""
+    return select(pack, smoke=settings.smoke, per_question_n=settings.per_question, limit=settings.limit,
+                  seed=settings.seed, allow_fewer=settings.allow_fewer)

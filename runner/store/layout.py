@@ -51,19 +51,19 @@ def run_folder(out: Path | None, pack_path: Path) -> Path:
 def run_settings(config: RunConfig) -> list[str]:
     """The settings that set a run apart from a default one, short: judge model, temperature, seed,
     turns, rounds, shard."""
-    out = []
-    if config.judge_model:
-        out.append(config.judge_model)
-    if config.temperature:
-        out.append(f"t{config.temperature:g}")
-    if config.seed:
-        out.append(f"s{config.seed}")
-    if config.max_turns > 1:
-        out.append(f"turns{config.max_turns}")
-    if config.repeats > 1:
-        out.append(f"x{config.repeats}")
-    if config.shard:
-        out.append("shard" + config.shard.replace("/", "of"))
+    out, roles, chosen = [], config.roles, config.selection
+    if roles.judge_model:
+        out.append(roles.judge_model)
+    if config.decoding.temperature:
+        out.append(f"t{config.decoding.temperature:g}")
+    if chosen.seed:
+        out.append(f"s{chosen.seed}")
+    if roles.max_turns > 1:
+        out.append(f"turns{roles.max_turns}")
+    if chosen.repeats > 1:
+        out.append(f"x{chosen.repeats}")
+    if chosen.shard:
+        out.append("shard" + chosen.shard.replace("/", "of"))
     return out
 
 
@@ -95,13 +95,14 @@ def open_run_folder(config: RunConfig, stem: str, mode: str, *, pack_sha256: str
                     started: dt.datetime) -> Path:
     """The folder this run writes to: ``--out``, the latest run with these settings (resumed), or a new one."""
     if config.out is not None:
-        guard_folder(config.out, stem, pack_sha256=pack_sha256, fingerprint=fingerprint, resume=config.resume)
+        guard_folder(config.out, stem, pack_sha256=pack_sha256, fingerprint=fingerprint,
+                     resume=config.execution.resume)
         return Path(config.out)
     root = pack_folder(config.pack)
-    key = {"fingerprint": fingerprint, "pack_sha256": pack_sha256, "shard": config.shard, "model": stem}
+    key = {"fingerprint": fingerprint, "pack_sha256": pack_sha256, "shard": config.selection.shard, "model": stem}
     with _index_lock(root):  # runs started at once (shards of one job) each get their entry
         runs = runs_index(root)
-        if config.resume:
+        if config.execution.resume:
             for entry in reversed(runs):
                 if all(entry.get(k) == v for k, v in key.items()) and _inside(root, entry["id"]):
                     return root / entry["id"]

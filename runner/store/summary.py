@@ -16,7 +16,7 @@ from auditpacks.judges.figures import OUTCOMES, outcome
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
-    from auditpacks.runner.settings.config import RunConfig
+    from auditpacks.runner.settings.config import ExecutionConfig, RunConfig
 
 
 def summarize(
@@ -68,13 +68,13 @@ def truncation_notes(results: list[dict[str, Any]]) -> list[str]:
             "them room)"]
 
 
-def performance_record(config: "RunConfig", *, documents: int, target_stats: Mapping[str, Any] | None,
+def performance_record(execution: "ExecutionConfig", *, documents: int, target_stats: Mapping[str, Any] | None,
                        earlier: Mapping[str, int] | None = None) -> dict[str, Any]:
     """How the run saved work: prompt order, document scheduling, slot pinning, batching, server prefill; and
     ``earlier_attempts``, the scenarios and documents a stopped earlier attempt finished (resumed from the
     journal), when there are any."""
-    return {"prompt_order": config.prompt_order, "scheduling": "by document", "documents": documents,
-            "concurrency": config.concurrency, "slot_pinning": config.slot_pinning, **dict(target_stats or {}),
+    return {"prompt_order": execution.prompt_order, "scheduling": "by document", "documents": documents,
+            "concurrency": execution.concurrency, "slot_pinning": execution.slot_pinning, **dict(target_stats or {}),
             **({"earlier_attempts": dict(earlier)} if earlier and earlier.get("scenarios") else {})}
 
 
@@ -92,18 +92,18 @@ def run_record(config: "RunConfig", pack: "Pack", *, model: str, base_url: str |
                      scenarios_in_pack=len(pack.scenarios)),
         model=model,
         model_digest=digest,
-        provider="decision:" + config.decision if config.decision else config.provider,
+        provider="decision:" + config.target.decision if config.target.decision else config.target.provider,
         base_url=public_url(base_url),
         embedded=embedded,
         judge=judge,
-        judge_model=config.judge_model,
+        judge_model=config.roles.judge_model,
         models=models or {"judge": None, "auditor": None},
         parameters=config.public(),
         fingerprint=fingerprint,
         shard=shard,
         cache=cache,
         performance=performance,
-        seed=config.seed,
+        seed=config.selection.seed,
         repeats=len(rounds),
         rounds=rounds,
         started=started.replace(microsecond=0).isoformat(),

@@ -27,7 +27,7 @@ from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.engine import build_engine
 from auditpacks.runner.execute.execute import error_result, scenario_arguments
-from auditpacks.runner.readiness.model_setup import build_roles
+from auditpacks.runner.readiness.model_setup import build_roles, role_policy
 from auditpacks.runner.models.reply import Reply
 from auditpacks.runner.targets import scenario_log
 from auditpacks.runner.targets.contract import RunTarget
@@ -88,17 +88,17 @@ async def grade(items: Sequence[CalibrationItem], config: RunConfig, *, manifest
                 embedded_url: str | None, embedded_identity: dict[str, Any] | None,
                 cache: ResponseCache | None,
                 on_done: Callable[[dict[str, Any]], None] | None = None) -> Graded:
-    """Every item graded by ``config``'s judge, ``config.concurrency`` at a time. ``items``: calibration items,
+    """Every item graded by ``config``'s judge, ``--concurrency`` at a time. ``items``: calibration items,
     or any replayed transcript with their ``id``, ``scenario``, ``replies``, ``follow_ups`` and ``turns``.
     ``on_done`` gets each item's ``{"severity", "judgment"}`` as it finishes (progress)."""
-    roles = build_roles(config, model_judge=True, embedded_url=embedded_url, embedded_identity=embedded_identity,
-                        cache=cache)
+    roles = build_roles(config.roles, policy=role_policy(config), model_judge=True, embedded_url=embedded_url,
+                        embedded_identity=embedded_identity, cache=cache)
     if roles.judge is None:
         raise RunError("judge-check needs --judge-model")
     engine = build_engine(config, "checklist", make_judge(manifest), target=ReplayTarget(), roles=roles)
     install_roles(engine, auditor=ReplayAuditor())
     graded = Graded()
-    gate = asyncio.Semaphore(max(1, config.concurrency))
+    gate = asyncio.Semaphore(max(1, config.execution.concurrency))
 
     async def one(item: CalibrationItem) -> None:
         async with gate:

@@ -57,8 +57,9 @@ def run_panel(config: RunConfig, *, manifest: Mapping[str, Any] | None, scenario
     benchmark = benchmark_of(manifest)
     judges, statuses = [str(first_judge.get("model"))], [qualification(first_judge, benchmark)["status"]]
     table = [[verdict_of(r.get("severity")) for _, r, _ in pairs]]
-    for model in config.panel_models:
-        one = dataclasses.replace(config, judge_model=model, panel_models=(), max_turns=1, auditor_model=None)
+    for model in config.roles.panel_models:
+        alone = dataclasses.replace(config.roles, judge_model=model, panel_models=(), max_turns=1, auditor_model=None)
+        one = dataclasses.replace(config, roles=alone)
         graded = asyncio.run(grade(transcripts, one, manifest=manifest, embedded_url=embedded_url,
                                    embedded_identity=embedded_identity, cache=cache))
         judges.append(model)

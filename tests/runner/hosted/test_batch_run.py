@@ -16,6 +16,7 @@ from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
 from tests.support.hosted_pack import write_hosted_pack, write_prices
 from tests.support.paths import ROOT
+from tests.support.run_config import run_config
 
 
 @pytest.fixture
@@ -103,13 +104,12 @@ def test_a_killed_batch_run_re_attaches_without_resubmitting(tmp_path, setup):
 def test_anthropic_batch_marks_the_document_only_in_document_first_order(tmp_path):
     from auditpacks.runner.hosted.batch_run import anthropic_body
     from auditpacks.runner.hosted.plan import Prompt
-    from auditpacks.runner.settings.config import RunConfig
 
     prompt = Prompt("d", "", [], question="Which option?", documents=["The judgment."])
-    config = RunConfig(pack=tmp_path / "p.json", target="claude-test", provider="anthropic")
+    config = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic")
     first, stock = (anthropic_body(config, "claude-test", prompt, order)["messages"][0]["content"]
                     for order in ("document-first", "stock"))
     assert first[0]["cache_control"] == {"type": "ephemeral"} and first[1] == {"type": "text", "text": "Which option?"}
     assert stock[0] == {"type": "text", "text": "Which option?"} and "cache_control" not in stock[1]
-    off = RunConfig(pack=tmp_path / "p.json", target="claude-test", provider="anthropic", prompt_cache=False)
+    off = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic", prompt_cache=False)
     assert "cache_control" not in anthropic_body(off, "claude-test", prompt, "document-first")["messages"][0]["content"][0]

@@ -3,13 +3,13 @@
 import pytest
 
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.hosted.plan import Document, Prompt, documents, expected_usage, quote
 from auditpacks.runner.hosted.tokens import ESTIMATE, counter
 from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
 from tests.support.hosted_pack import write_hosted_pack, write_prices
 from tests.support.iustitia import FIXTURE, SMOKE_FILE
+from tests.support.run_config import run_config
 
 WAYS = ("plain", "prompt caching", "batch API", "batch + caching")
 
@@ -59,7 +59,7 @@ def test_dry_run_sends_nothing_and_prints_four_costs(tmp_path, capsys, pack):
 def test_document_first_shares_more_than_stock_and_caching_is_cheaper(tmp_path):
     pack = write_hosted_pack(tmp_path / "long.json")
     prices = write_prices(tmp_path / "prices.yaml")
-    quotes = {order: quote(RunConfig(pack=pack, target="gpt-4o-mini", prices=prices, prompt_order=order)).models[0]
+    quotes = {order: quote(run_config(pack=pack, target="gpt-4o-mini", prices=prices, prompt_order=order)).models[0]
               for order in ("document-first", "stock")}
     first, stock = quotes["document-first"], quotes["stock"]
     assert first.prompt_tokens == pytest.approx(stock.prompt_tokens, rel=0.01)

@@ -3,10 +3,10 @@ price the batch API charges), figures by hand."""
 
 import pytest
 
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.hosted.plan import quote
 from auditpacks.runner.hosted.reconcile import cost_record
 from tests.support.hosted_pack import write_hosted_pack, write_prices
+from tests.support.run_config import run_config
 
 DISCOUNTS = [0.3, 0.5, 0.75]
 
@@ -14,7 +14,7 @@ DISCOUNTS = [0.3, 0.5, 0.75]
 def config(tmp_path, discount, **options):
     pack = write_hosted_pack(tmp_path / "long.json", documents=1)
     table = write_prices(tmp_path / "prices.yaml", batch_discount=discount)
-    return RunConfig(pack=pack, target="gpt-4o-mini", prices=table, prompt_order="document-first", **options)
+    return run_config(pack=pack, target="gpt-4o-mini", prices=table, prompt_order="document-first", **options)
 
 
 def dollars(usage) -> float:

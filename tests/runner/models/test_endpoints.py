@@ -198,12 +198,12 @@ def test_endpoints_come_from_flags_and_a_file_and_their_order_does_not_change_th
     add_run_arguments(parser)
     config = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://a:8000/v1",
                                                  "--endpoints", str(listing)]))
-    assert (config.base_url, config.more_base_urls) == ("http://a:8000/v1", ("http://b:8000/v1", "http://c:8000/v1"))
+    assert (config.target.base_url, config.target.more_base_urls) == ("http://a:8000/v1", ("http://b:8000/v1", "http://c:8000/v1"))
     other = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://c:8000/v1",
                                                 "--base-url", "http://a:8000/v1", "--base-url", "http://b:8000/v1"]))
-    assert config.fingerprint("m", config.base_url) == other.fingerprint("m", other.base_url)
+    assert config.fingerprint("m", config.target.base_url) == other.fingerprint("m", other.target.base_url)
     single = config_from_args(parser.parse_args(["--pack", "p.json", "--target", "m", "--base-url", "http://a:8000/v1"]))
-    assert single.fingerprint("m", single.base_url) != config.fingerprint("m", config.base_url)
+    assert single.fingerprint("m", single.target.base_url) != config.fingerprint("m", config.target.base_url)
 
 
 def test_one_base_url_given_as_a_string_is_one_endpoint():
@@ -216,4 +216,4 @@ def test_one_base_url_given_as_a_string_is_one_endpoint():
     args = parser.parse_args(["--pack", "p.json", "--target", "m"])
     args.base_url = "http://a:8000/v1"  # as the Python API sets it
     config = config_from_args(args)
-    assert (config.base_url, config.more_base_urls) == ("http://a:8000/v1", ())
+    assert (config.target.base_url, config.target.more_base_urls) == ("http://a:8000/v1", ())

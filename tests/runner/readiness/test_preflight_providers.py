@@ -12,11 +12,9 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from pathlib import Path
 
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
-from auditpacks.runner.readiness.model_setup import build_roles
+from auditpacks.runner.readiness.model_setup import build_roles, role_policy
 from auditpacks.runner.models.providers.anyllm_api import check_anyllm
 from auditpacks.runner.models.providers.checks import check_openai, missing_extra
 from auditpacks.runner.readiness.preflight import check_decision, check_roles
@@ -24,6 +22,7 @@ from auditpacks.runner.serving.loopback import LoopbackServer
 from tests.support.fake_anthropic import FakeAnthropic
 from tests.support.paths import ROOT
 from tests.support.tiny_pack import write_pack
+from tests.support.run_config import run_config
 
 SECRET = "sk-test-9f8e7d6c5b4a"
 
@@ -93,10 +92,11 @@ def test_a_dead_decision_endpoint_is_one_line_and_any_answer_passes():
 def test_judge_and_auditor_models_are_checked_with_their_own_keys():
     with LoopbackServer(KeyedModels) as server:
         def roles(key: str):
-            config = RunConfig(pack=Path("p.json"), judge_model="j", judge_base_url=server.url + "/v1",
-                               judge_api_key=key, max_turns=2, auditor_model="a",
-                               auditor_base_url=closed_port_url())
-            return build_roles(config, model_judge=True, embedded_url=None, embedded_identity=None, cache=None)
+            config = run_config(judge_model="j", judge_base_url=server.url + "/v1",
+                                judge_api_key=key, max_turns=2, auditor_model="a",
+                                auditor_base_url=closed_port_url())
+            return build_roles(config.roles, policy=role_policy(config), model_judge=True, embedded_url=None,
+                               embedded_identity=None, cache=None)
 
         with pytest.raises(RunError, match=r"^judge model j: http://127.0.0.1:\d+/v1 refuses the key \(HTTP 401\)"):
             check_roles(roles(SECRET))

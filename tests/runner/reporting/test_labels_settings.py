@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from auditpacks.core.record import Round, Summary
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.store.summary import run_record
 from auditpacks.runner.reporting.labels import differing, labels, settings, what_differs
+from tests.support.run_config import PARTS, run_config
 
 BASE = dict(pack=Path("p.json"), target="m", base_url="http://127.0.0.1:8080/v1", judge="choice_match",
             prompt_order="document-first")
@@ -53,13 +53,14 @@ ALONGSIDE = {"judge temperature": {"judge_model": "j"}, "judge max tokens": {"ju
 def record(changes: dict):
     changes = dict(changes)
     digest = changes.pop("digest", "sha256:aa")
-    config = dataclasses.replace(RunConfig(**BASE), **changes)
+    config = run_config(**{**BASE, **changes})
+    target, chosen = config.target, config.selection
     pack = SimpleNamespace(path=Path(config.pack), sha256="0" * 64, manifest={}, scenarios=[])
-    rounds = [Round(round=k, seed=config.seed + k - 1, results=f"r{k}.json") for k in range(1, config.repeats + 1)]
-    return run_record(config, pack, model=config.target, base_url=config.base_url, judge=config.judge,
+    rounds = [Round(round=k, seed=chosen.seed + k - 1, results=f"r{k}.json") for k in range(1, chosen.repeats + 1)]
+    return run_record(config, pack, model=target.model, base_url=target.base_url, judge=config.roles.judge,
                       started=dt.datetime(2026, 12, 1), seconds=1.0, embedded=False, summary=Summary(),
-                      fingerprint=config.fingerprint(config.target, config.base_url, digest), rounds=rounds,
-                      digest=digest, shard={"spec": config.shard} if config.shard else None)
+                      fingerprint=config.fingerprint(target.model, target.base_url, digest), rounds=rounds,
+                      digest=digest, shard={"spec": chosen.shard} if chosen.shard else None)
 
 
 @pytest.mark.parametrize("setting, changes", VARIANTS, ids=[f"{s}-{'-'.join(c)}" for s, c in VARIANTS])
@@ -100,12 +101,23 @@ def _changed(value):
 
 def test_every_setting_the_fingerprint_reads_is_in_the_table():
     """A setting added to the fingerprint later must be added above (and to the labels) too."""
-    base = RunConfig(**BASE)
+    base = run_config(**BASE)
     covered = {name for _, changes in VARIANTS for name in changes}
-    for field in dataclasses.fields(RunConfig):
-        changed = dataclasses.replace(base, **{field.name: _changed(getattr(base, field.name))})
-        if changed.fingerprint("m", base.base_url) != base.fingerprint("m", base.base_url):
-            assert field.name in covered, f"{field.name} changes the fingerprint but no label names it"
+    endpoint = base.target.base_url
+    for name, changed in _each_setting_changed(base):
+        if changed.fingerprint("m", endpoint) != base.fingerprint("m", endpoint):
+            assert name in covered, f"{name} changes the fingerprint but no label names it"
+
+
+def _each_setting_changed(base):
+    """(the setting's stored name, ``base`` with that one setting changed), for every setting of every part."""
+    for field in ("pack", "out"):
+        yield field, dataclasses.replace(base, **{field: _changed(getattr(base, field))})
+    for part_name in PARTS:
+        part = getattr(base, part_name)
+        for field in dataclasses.fields(part):
+            one = dataclasses.replace(part, **{field.name: _changed(getattr(part, field.name))})
+            yield ("target" if field.name == "model" else field.name), dataclasses.replace(base, **{part_name: one})
 
 
 def test_a_difference_no_setting_names_is_told_by_the_fingerprint():

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from types import SimpleNamespace
 
 from auditpacks.runner.run import rounds
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.run.rounds import headline, round_seed, run_rounds, unanswered_scenarios
 from auditpacks.runner.targets.contract import RunTarget
+from tests.support.run_config import run_config
 
 
 class Target(RunTarget):
@@ -38,7 +37,7 @@ def test_every_round_runs_with_its_seed_its_number_and_the_targets_cache_round(m
         return Outcome(scenarios=list(scenarios), results=[])
 
     monkeypatch.setattr(rounds, "run_scenarios", fake_run_scenarios)
-    config = RunConfig(pack=Path("p.json"), repeats=3, seed=40, temperature=0.0, concurrency=2)
+    config = run_config(repeats=3, seed=40, temperature=0.0, concurrency=2)
     outcomes = asyncio.run(run_rounds("engine", target, [{"name": "a"}], "journal", config, "progress"))
     assert len(outcomes) == 3
     assert [c["repeat"] for c in calls] == [0, 1, 2]

@@ -1,58 +1,77 @@
-"""The run's setup pieces in run.py: the response cache it opens and the decision target with its skipped scenarios."""
+"""A run in three steps (set up, execute, record): the record it returns is the one it wrote, the early
+refusals come first when the caller has not made them, the selection and judge given are the ones run, and the
+embedded model runs while the scenarios execute, not while the run is recorded."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import dataclasses
 
+import httpx
 import pytest
 
+from auditpacks.core.record import RunRecord
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
-from auditpacks.runner.run.run import decision_target, open_cache
-from auditpacks.runner.models.cache import ResponseCache
-from auditpacks.runner.systemone.batching import BatchedDecisionTarget
-from auditpacks.runner.systemone.decision import SingleDecisionTarget
+from auditpacks.runner.readiness.early import refuse_early
+from auditpacks.runner.run import run as run_module
+from auditpacks.runner.run.run import results_path, run
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.run_config import run_config
+from tests.support.runs import results
+from tests.support.tiny_pack import write_pack
 
 
-def config(**options) -> RunConfig:
-    return RunConfig(pack=Path("p.json"), **options)
+def test_the_record_returned_is_the_record_written(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 4)
+    out = tmp_path / "out"
+    with FakeOpenAI() as server:
+        config = run_config(pack=pack, out=out, target="m", base_url=server.base_url, show_progress=False)
+        record = run(config)
+    saved = RunRecord.load(out / "m.run.json")
+    assert (saved.fingerprint, saved.summary.to_dict()) == (record.fingerprint, record.summary.to_dict())
+    assert record.summary.scenarios == 4 and len(results(out)) == 4
+    # resolved for the run: no documents, so simpleaudit's order; not llama.cpp, so no slots
+    assert (record.parameters["prompt_order"], record.parameters["slot_pinning"]) == ("stock", False)
+    assert results_path(config, record) == out / "m.json"
 
 
-def scenario(name: str, options: int, document: str = "A short judgment.") -> dict:
-    criteria = {f"o{i}": f"option {i}" for i in range(options)}
-    return {"name": name, "documents": [document],
-            "decision": {"id": "q", "instructions": "Which outcome?", "criteria": criteria}}
+def test_without_the_early_checks_made_the_run_makes_them_first(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    config = run_config(pack=pack, out=tmp_path / "out", target="m", base_url="http://127.0.0.1:9/v1", limit=0)
+    with pytest.raises(RunError, match="^--limit must be at least 1, got 0$"):
+        run(config)
+    assert not (tmp_path / "out").exists()
 
 
-def test_no_cache_without_a_folder_and_cache_only_needs_one(tmp_path):
-    assert open_cache(config(target="m")) is None
-    with pytest.raises(RunError, match="--cache-only needs --cache DIR"):
-        open_cache(config(target="m", cache_only=True))
-    cache = open_cache(config(target="m", cache_dir=tmp_path, cache_only=True))
-    assert isinstance(cache, ResponseCache) and cache.only
+def test_the_selection_and_judge_given_are_the_ones_run(tmp_path):
+    pack = write_pack(tmp_path / "tiny.json", 4)
+    with FakeOpenAI() as server:
+        config = run_config(pack=pack, out=tmp_path / "out", target="m", base_url=server.base_url,
+                            show_progress=False)
+        admitted = refuse_early(config)
+        record = run(config, dataclasses.replace(admitted, scenarios=admitted.scenarios[:2], judge="choice"))
+        assert server.chat_requests == 2
+    assert (record.judge, record.summary.scenarios) == ("choice", 2)
 
 
-def test_the_cache_is_refused_where_simpleaudit_or_a_decision_endpoint_answers(tmp_path):
-    with pytest.raises(RunError, match="--cache works with OpenAI-compatible providers"):
-        open_cache(config(target="claude", provider="anthropic", cache_dir=tmp_path))
-    with pytest.raises(RunError, match="--cache works with"):
-        open_cache(config(target="clef", decision="ollama", cache_dir=tmp_path))
+@pytest.mark.model
+def test_the_embedded_model_answers_while_the_run_executes_and_is_stopped_before_it_is_recorded(
+        tmp_path, monkeypatch, embedded_model):
+    seen, real_execute, real_record = {}, run_module.execute, run_module.record
 
+    def execute(prepared):
+        seen["url"] = prepared.endpoint.embedded_url
+        seen["up"] = httpx.get(seen["url"] + "/models", timeout=30).status_code
+        return real_execute(prepared)
 
-def test_scenarios_over_the_option_or_body_limit_are_skipped_and_counted(capsys):
-    scenarios = [scenario("fits", 2), scenario("three", 3), scenario("long", 2, "x" * 70_000), scenario("also", 2)]
-    target, kept, skipped = decision_target(config(decision="ollama", target="clef", max_options=2,
-                                                   batch_questions=1), scenarios)
-    assert [s["name"] for s in kept] == ["fits", "also"]
-    assert skipped == {"over 2 options": 1, "over the endpoint's 65536-byte request limit": 1}
-    assert "skipped, e.g. long: request is " in capsys.readouterr().err
-    assert isinstance(target, SingleDecisionTarget) and target.inner.url == "http://localhost:11434/v1/systemone"
-    assert target.model.policy.max_retries == 2  # the run's retry flags, as for every provider
+    def record(prepared, executed):
+        with pytest.raises(httpx.ConnectError):
+            httpx.get(seen["url"] + "/models", timeout=5)
+        seen["recorded"] = True
+        return real_record(prepared, executed)
 
-
-def test_several_questions_per_request_batch_over_the_single_target():
-    target, kept, skipped = decision_target(config(decision="url", decision_url="http://h/v1/systemone",
-                                                   target="clef", batch_questions=8), [scenario("a", 2)])
-    assert isinstance(target, BatchedDecisionTarget) and target.batch_questions == 8
-    assert isinstance(target.single, SingleDecisionTarget) and target.inner is target.single.inner
-    assert (len(kept), skipped) == (1, {})
+    monkeypatch.setattr(run_module, "execute", execute)
+    monkeypatch.setattr(run_module, "record", record)
+    pack = write_pack(tmp_path / "tiny.json", 1)
+    result = run(run_config(pack=pack, out=tmp_path / "out", max_tokens=16, show_progress=False))
+    assert seen["up"] == 200 and seen["recorded"]
+    assert result.embedded and result.base_url is None and result.summary.scenarios == 1

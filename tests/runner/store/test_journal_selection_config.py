@@ -10,9 +10,10 @@ import pytest
 from auditpacks.packs.pack import Pack, PackWriter
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.cli.main import main
-from auditpacks.runner.settings.config import RunConfig, model_slug
+from auditpacks.runner.settings.config import model_slug
 from auditpacks.runner.store.journal import Journal, JournalError, scenario_key
 from tests.packs.test_pack import scenario
+from tests.support.run_config import run_config
 
 
 def test_scenario_key_changes_with_any_edit():
@@ -55,7 +56,7 @@ def test_selection_smoke_per_question_and_limit(tmp_path):
 
 
 def test_public_settings_never_hold_a_key():
-    config = RunConfig(pack="p.json", api_key="sk-secret", judge_api_key="sk-judge")
+    config = run_config(pack="p.json", api_key="sk-secret", judge_api_key="sk-judge")
     text = json.dumps(config.public(), default=str)
     assert "sk-secret" not in text and "sk-judge" not in text
 

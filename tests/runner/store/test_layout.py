@@ -9,9 +9,9 @@ import pytest
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, run_id
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.store.layout import (guard_folder, mark_finished, open_run_folder, results_name,
                                                 run_folder, run_settings, runs_index)
+from tests.support.run_config import run_config
 
 SHA = "ab" * 32
 
@@ -33,16 +33,16 @@ WHEN = dt.datetime(2026, 12, 3, 7, 15, 30, tzinfo=dt.timezone.utc)
 
 def test_run_ids_name_model_judge_settings_and_time():
     assert run_id("smollm2", "grounding", [], WHEN) == "smollm2-grounding-1203-071530"
-    config = RunConfig(pack=Path("p.json"), judge_model="gemma3:12b", temperature=0.7, seed=3, repeats=2,
-                       shard="1/4")
+    config = run_config(judge_model="gemma3:12b", temperature=0.7, seed=3, repeats=2,
+                        shard="1/4")
     assert run_id("a_b-12ab", "checklist", run_settings(config), WHEN) == \
         "a_b-12ab-checklist-gemma3_12b-t0.7-s3-x2-shard1of4-1203-071530"
-    assert run_settings(RunConfig(pack=Path("p.json"))) == []
+    assert run_settings(run_config()) == []
 
 
 def open_here(tmp_path, monkeypatch, fingerprint="fp1", when=WHEN, **settings):
     monkeypatch.chdir(tmp_path)
-    config = RunConfig(pack=Path("packs/p.json"), **settings)
+    config = run_config(pack=Path("packs/p.json"), **settings)
     return open_run_folder(config, "m", "choice", pack_sha256=SHA, fingerprint=fingerprint, started=when)
 
 
@@ -116,25 +116,25 @@ def test_runs_started_at_once_each_get_their_own_entry(tmp_path, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 
     monkeypatch.chdir(tmp_path)
-    configs = [RunConfig(pack=Path("p.json"), shard=f"{i}/8") for i in range(1, 9)]
+    configs = [run_config(shard=f"{i}/8") for i in range(1, 9)]
     with ThreadPoolExecutor(8) as pool:
         folders = list(pool.map(lambda c: open_run_folder(c, "m", "choice", pack_sha256=SHA, fingerprint="fp",
                                                           started=WHEN), configs))
     assert len(set(folders)) == 8
-    assert sorted(e["shard"] for e in runs_index(Path("results/p"))) == sorted(c.shard for c in configs)
+    assert sorted(e["shard"] for e in runs_index(Path("results/p"))) == sorted(c.selection.shard for c in configs)
 
 
 def test_latest_names_the_run_that_finished_last_never_one_still_going(tmp_path, monkeypatch):
     first = open_here(tmp_path, monkeypatch)
-    mark_finished(RunConfig(pack=Path("packs/p.json")), first, WHEN + dt.timedelta(minutes=5))
+    mark_finished(run_config(pack=Path("packs/p.json")), first, WHEN + dt.timedelta(minutes=5))
     assert os.readlink(Path("results/p") / LATEST_NAME) == first.name
     running = open_here(tmp_path, monkeypatch, "fp2", temperature=0.5)   # started after, not finished
     assert os.readlink(Path("results/p") / LATEST_NAME) == first.name
     entries = {e["id"]: e for e in runs_index(Path("results/p"))}
     assert entries[first.name]["finished"] == "2026-12-03T07:20:30+00:00" and "finished" not in entries[running.name]
-    mark_finished(RunConfig(pack=Path("packs/p.json")), running, WHEN + dt.timedelta(minutes=9))
+    mark_finished(run_config(pack=Path("packs/p.json")), running, WHEN + dt.timedelta(minutes=9))
     assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
-    mark_finished(RunConfig(pack=Path("packs/p.json"), out=Path("mine")), Path("mine"), WHEN)   # --out: no index
+    mark_finished(run_config(pack=Path("packs/p.json"), out=Path("mine")), Path("mine"), WHEN)   # --out: no index
     assert os.readlink(Path("results/p") / LATEST_NAME) == running.name
 
 

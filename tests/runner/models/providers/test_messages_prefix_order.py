@@ -14,7 +14,6 @@ from simpleaudit import ModelAuditor
 from auditpacks.packs.pack import PackWriter
 from auditpacks.packs.scenario import make_scenario
 from auditpacks.runner.models.errors import RunError
-from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.models.retry import RetryPolicy
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order, resolve_slot_pinning
 from auditpacks.runner.models.providers.factory import chat_model
@@ -23,6 +22,7 @@ from auditpacks.runner.targets.chat_target import ChatTarget
 from auditpacks.runner.models.providers.messages import document_first_messages, flat_messages, stock_messages
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import results, run_file, run_here
+from tests.support.run_config import run_config
 
 OPTIONS = {"guilty": "Found guilty.", "acquitted": "Acquitted."}
 JUDGMENT = ("Judgment {doc}. The accused was charged with theft of a bicycle. Witnesses saw him ride it away. "
@@ -184,22 +184,22 @@ def test_a_second_question_on_one_document_comes_from_the_servers_cache(embedded
 
 def test_prompt_order_and_slot_pinning_resolve_per_target():
     with_docs, without = [scenario(0, 1)], [scenario(0, 1, documents=False)]
-    embedded = RunConfig(pack=Path("p.json"))
+    embedded = run_config()
     assert resolve_prompt_order(embedded, with_docs) == "document-first"
     assert resolve_prompt_order(embedded, without) == "stock"
     assert resolve_slot_pinning(embedded) is True
-    hosted = RunConfig(pack=Path("p.json"), target="gpt", provider="openai")
+    hosted = run_config(target="gpt", provider="openai")
     assert resolve_slot_pinning(hosted) is False
-    assert resolve_slot_pinning(RunConfig(pack=Path("p.json"), target="m", provider="llamacpp")) is True
-    anthropic = RunConfig(pack=Path("p.json"), target="claude", provider="anthropic")
+    assert resolve_slot_pinning(run_config(target="m", provider="llamacpp")) is True
+    anthropic = run_config(target="claude", provider="anthropic")
     assert resolve_prompt_order(anthropic, with_docs) == "document-first"  # its cache reads the marked prefix
     assert resolve_prompt_order(anthropic, without) == "stock"
-    mistral = RunConfig(pack=Path("p.json"), target="m", provider="mistral")
+    mistral = run_config(target="m", provider="mistral")
     assert resolve_prompt_order(mistral, with_docs) == "stock"  # simpleaudit's own path: its own layout
     with pytest.raises(RunError, match="needs one of our chat targets"):
-        resolve_prompt_order(RunConfig(pack=Path("p.json"), target="c", provider="mistral",
-                                       prompt_order="document-first"), with_docs)
+        resolve_prompt_order(run_config(target="c", provider="mistral",
+                                        prompt_order="document-first"), with_docs)
     with pytest.raises(RunError, match="--slot-pinning needs"):
-        resolve_slot_pinning(RunConfig(pack=Path("p.json"), target="q", provider="ollama", slot_pinning=True))
-    decision = RunConfig(pack=Path("p.json"), target="clef", decision="ollama")
+        resolve_slot_pinning(run_config(target="q", provider="ollama", slot_pinning=True))
+    decision = run_config(target="clef", decision="ollama")
     assert resolve_prompt_order(decision, with_docs) is None and resolve_slot_pinning(decision) is False

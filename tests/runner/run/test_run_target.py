@@ -1,0 +1,63 @@
+"""The run's target: the decision target with its skipped scenarios, the refusals before a target is made, and
+the chat target checked before the run."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.run.endpoint import Endpoint
+from auditpacks.runner.run.run_target import answering_target, chat_target, decision_side, decision_target
+from auditpacks.runner.systemone.batching import BatchedDecisionTarget
+from auditpacks.runner.systemone.decision import SingleDecisionTarget
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.run_config import run_config
+
+
+def scenario(name: str, options: int, document: str = "A short judgment.") -> dict:
+    criteria = {f"o{i}": f"option {i}" for i in range(options)}
+    return {"name": name, "documents": [document],
+            "decision": {"id": "q", "instructions": "Which outcome?", "criteria": criteria}}
+
+
+def test_scenarios_over_the_option_or_body_limit_are_skipped_and_counted(capsys):
+    scenarios = [scenario("fits", 2), scenario("three", 3), scenario("long", 2, "x" * 70_000), scenario("also", 2)]
+    target, kept, skipped = decision_target(run_config(decision="ollama", target="clef", max_options=2,
+                                                       batch_questions=1), scenarios)
+    assert [s["name"] for s in kept] == ["fits", "also"]
+    assert skipped == {"over 2 options": 1, "over the endpoint's 65536-byte request limit": 1}
+    assert "skipped, e.g. long: request is " in capsys.readouterr().err
+    assert isinstance(target, SingleDecisionTarget) and target.inner.url == "http://localhost:11434/v1/systemone"
+    assert target.model.policy.max_retries == 2  # the run's retry flags, as for every provider
+
+
+def test_several_questions_per_request_batch_over_the_single_target():
+    target, kept, skipped = decision_target(run_config(decision="url", decision_url="http://h/v1/systemone",
+                                                       target="clef", batch_questions=8), [scenario("a", 2)])
+    assert isinstance(target, BatchedDecisionTarget) and target.batch_questions == 8
+    assert isinstance(target.single, SingleDecisionTarget) and target.inner is target.single.inner
+    assert (len(kept), skipped) == (1, {})
+
+
+def test_a_decision_run_has_one_endpoint():
+    config = run_config(decision="url", decision_url="http://h/v1/systemone", target="clef",
+                        more_base_urls=("http://b/v1",))
+    with pytest.raises(RunError, match="^several endpoints work with chat targets, not --decision$"):
+        decision_side(config, None, [])
+
+
+def test_the_batch_api_answers_only_for_its_providers():
+    config = run_config(target="m", provider="groq", api_key="k", batch_api=True)
+    with pytest.raises(RunError, match="--batch-api works with --provider openai or anthropic, not 'groq'"):
+        answering_target(config, Endpoint(model="m", base_url=None), None)
+
+
+def test_a_chat_target_is_checked_at_its_endpoint_before_the_run():
+    with FakeOpenAI() as server:
+        config = run_config(target="m", base_url=server.base_url)
+        target, digest = answering_target(config, Endpoint(model="m", base_url=server.base_url), None)
+        assert target.model.api.base_url == server.base_url and digest is None
+        assert server.other_requests >= 1 and server.chat_requests == 0   # GET /models, no prompt sent
+    dead = run_config(target="m", base_url=server.base_url)   # the server is gone now
+    with pytest.raises(RunError, match=f"cannot reach {server.base_url}"):
+        chat_target(dead, Endpoint(model="m", base_url=server.base_url), None)
