@@ -28,6 +28,7 @@ from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
 from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order
+from auditpacks.runner.execute.engine import run_reader
 from auditpacks.runner.scenarios.scenario_source import open_pack
 from auditpacks.runner.hosted import prices
 from auditpacks.runner.hosted.tokens import ESTIMATE, Counter, counter, message_text
@@ -111,19 +112,22 @@ def selection(config: RunConfig, *, mark: bool = False) -> tuple[list[Prompt], s
     (documents marked for the prompt cache with ``mark``), the order, and the pack's manifest."""
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
+    reader = run_reader(config, pack.manifest, pack.scenarios)
     scenarios = select.select(pack, smoke=config.smoke, per_question_n=config.per_question,
-                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer)
+                              limit=config.limit, seed=config.seed, allow_fewer=config.allow_fewer,
+                              question=reader.question)
     order = resolve_prompt_order(config, scenarios) or STOCK
     if config.shard:
-        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.shard))
+        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.shard), reader.document)
     layout = LAYOUTS[order]
     out = []
     for scenario in pack.lazy(scenarios):
         question = scenario.get("test_prompt") or scenario["description"]
         messages = layout(system=config.system_prompt, user=question, documents=scenario.get("documents"),
                           file_uri=scenario.get("file_uri"), mark=mark)
-        out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages,
-                          question, scenario.get("documents")))
+        text = "\x00".join(message_text(m) for m in messages)
+        out.append(Prompt(shard.document_key(scenario, reader.document), text, messages, question,
+                          scenario.get("documents")))
     return out, order, dict(pack.manifest or {})
 
 

@@ -15,7 +15,7 @@ from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
-from auditpacks.runner.execute.engine import judge_name
+from auditpacks.runner.execute.engine import judge_name, run_reader
 from auditpacks.runner.scenarios.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.models import providers
 
@@ -60,6 +60,7 @@ def refuse_early(config: RunConfig) -> Admitted:
     pack = open_pack(config.pack, check=config.check)
     admit(pack, config)
     chosen = select.select(pack, smoke=config.smoke, per_question_n=config.per_question, limit=config.limit,
-                           seed=config.seed, allow_fewer=config.allow_fewer)
+                           seed=config.seed, allow_fewer=config.allow_fewer,
+                           question=run_reader(config, pack.manifest, pack.scenarios).question)
     judge_name(config, pack.manifest, chosen)
     return Admitted(pack, chosen)

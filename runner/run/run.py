@@ -24,6 +24,7 @@ from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.core.run_files import journal_name, record_name, progress_name
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.systemone import decision_probe
 from auditpacks.runner.readiness import readiness
 from auditpacks.runner.scenarios import shard
@@ -32,7 +33,7 @@ from auditpacks.runner.readiness.early import Admitted, owns, refuse_early
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers import EMBEDDED_MODEL
 from auditpacks.runner.settings.config import RunConfig, model_stem
-from auditpacks.runner.execute.engine import build_engine, judge_config, judge_name
+from auditpacks.runner.execute.engine import build_engine, judge_config, run_reader
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.readiness.fail_fast import FailFast
 from auditpacks.runner.store.journal import Journal
@@ -151,10 +152,10 @@ def chat_target(config: RunConfig, ep: Endpoint, cache: ResponseCache | None) ->
 
 
 async def execute(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: RunConfig,
-                  progress: ProgressPrinter, roles: Any = None) -> list[Outcome]:
+                  progress: ProgressPrinter, roles: Any = None, reader: Reader | None = None) -> list[Outcome]:
     """All rounds of all scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
-        return await run_rounds(engine, target, scenarios, journal, config, progress)
+        return await run_rounds(engine, target, scenarios, journal, config, progress, reader)
     finally:
         await target.aclose()
         if roles is not None:
@@ -169,10 +170,11 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
     config = dataclasses.replace(config, prompt_order=resolve_prompt_order(config, scenarios),
                                  slot_pinning=resolve_slot_pinning(config))
+    reader = run_reader(config, pack.manifest, scenarios)
+    judge = reader.judge
     assigned, shard_record = scenarios, None
     if config.shard:
-        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard))
-    judge = judge_name(config, pack.manifest, scenarios)
+        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.shard), reader.document)
     judge_cfg = judge_config(judge, pack.manifest, config.grader_options)
     cache = open_cache(config)
     config = resolve_provider(config, pack.lazy(scenarios), cache)  # full scenarios only for the warning
@@ -216,7 +218,8 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
                                       plan=out / progress_name(slug), log=config.log_progress) as progress:
             # a batch's results come back together, already paid for: nothing is saved by stopping early
             watched = FailFast(progress, 0 if config.batch_api else config.stop_after)
-            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles))
+            outcomes = asyncio.run(execute(engine, target, pack.lazy(runnable), journal, config, watched, roles,
+                                           reader))
         panel = None
         if config.panel_models and roles.judge is not None:  # further judges grade round 1's transcripts
             from auditpacks.runner.trust.judge_panel import run_panel
@@ -227,7 +230,7 @@ def run(config: RunConfig, admitted: Admitted | None = None) -> RunRecord:
                               embedded_identity=embedded_identity() if ep.embedded_url and cache is not None else None)
         base_url = None if ep.embedded else (config.decision_url or ep.base_url)
     stats, notes = target.stats(), [*target.notes(), *decision_probe.notes(probe)] or None
-    rounds, summary = save_rounds(outcomes, out, slug, judge=judge, seed=config.seed, skipped=skipped, notes=notes,
+    rounds, summary = save_rounds(outcomes, out, slug, reader=reader, seed=config.seed, skipped=skipped, notes=notes,
                                   journal=journal, load=pack.load, selected=assigned, in_pack=len(pack.scenarios))
     if shard_record is not None:
         shard_record = shard.produced(shard_record, assigned, outcomes[0].scenarios)
