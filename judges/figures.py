@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from auditpacks.core.registry import own_outcomes
@@ -42,12 +43,17 @@ class Figure:
 
 @dataclass(frozen=True)
 class Headline:
-    """A run's (or round's) headline: its pooled ``figures`` (the first is the headline figure) and the
-    grader's own ``values`` as the run record keeps them (``summary.headline``), among them the warnings on
-    the figures and the error of a headline that could not be computed."""
+    """A run's (or round's) headline: the grader's own ``values`` as the run record keeps them
+    (``summary.headline``), among them the warnings on the figures and the error of a headline that could
+    not be computed, and its pooled :attr:`figures` (the first is the headline figure), made from the
+    values by ``reading`` (the benchmark's ``figures``) when first asked for."""
 
     values: Mapping[str, Any] = field(default_factory=dict)
-    figures: list[Figure] = field(default_factory=list)
+    reading: Callable[[Mapping[str, Any]], list[Figure]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def figures(self) -> list[Figure]:
+        return self.reading(self.values) if self.reading is not None else []
 
     @property
     def warnings(self) -> list[str]:

@@ -64,8 +64,9 @@ class Reader:
         return self.read(values)
 
     def read(self, values: Mapping[str, Any]) -> Headline:
-        """The headline of values a grader pooled (as a run record keeps them)."""
-        return Headline(dict(values), self.figures(values))
+        """The headline of values a grader pooled (as a run record keeps them); its figures are made when
+        first asked for, so that a figure's bug cannot stop a run record from being saved."""
+        return Headline(dict(values), self.figures)
 
     def recorded(self, record: RunRecord, round_index: int | None = None) -> Headline:
         """The headline a run record keeps: the run's, or with ``round_index`` that round's (a repeated run)."""

@@ -15,6 +15,13 @@ def test_a_headline_holds_its_figures_and_the_graders_values_with_their_warnings
     assert leaves({"n": float("nan"), "m": None}) == leaves({"m": None})  # NaN is no figure; None is n/a
 
 
+def test_a_headlines_figures_are_made_once_when_first_asked_for():
+    made = []
+    head = Headline({"n": 2}, reading=lambda values: made.append(dict(values)) or leaves(values))
+    assert made == [] and head.values == {"n": 2}   # kept and stored without making a figure
+    assert [f.name for f in head.figures] == ["n"] and head.figures is head.figures and made == [{"n": 2}]
+
+
 def test_markdown_keeps_the_columns_not_marked_html_only():
     table = Table("t", [Column("A"), Column("B", md=""), Column("C", md="C in Markdown")], [[1, 2, 3], [4, 5, 6]])
     assert table.md_columns == ["A", "C in Markdown"] and table.md_rows == [[1, 3], [4, 6]]
