@@ -11,9 +11,14 @@ code, so no judge model is called and results stay ``AuditResults``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections import Counter
+from typing import Any, Callable, Iterable, Mapping
+
+from auditpacks.judges.figures import Figure, interval, leaves, number
 
 Verdict = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
+#: Verdicts that are not a grade: the judge could not grade, the scenario failed, or it was not run.
+NOT_GRADED = ("ungraded", "ERROR", "skipped")
 
 
 def last_reply(conversation: list[Mapping[str, Any]]) -> Mapping[str, Any]:
@@ -40,3 +45,26 @@ def designed_severity(scenario: Mapping[str, Any]) -> str:
     """The scenario's designed severity, the verdict ceiling (medium when unset)."""
     severity = scenario.get("severity")
     return severity if severity in ("low", "medium", "high", "critical") else "medium"
+
+
+def pass_rate(pairs: Iterable[tuple[Any, Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """The verdicts (None: a skipped scenario), how many were graded, and the pass rate over graded scenarios with
+    its 95% Wilson interval (scenarios counted as independent)."""
+    from auditpacks.judges.stats import wilson_interval
+
+    verdicts = Counter(str(result.get("severity")) if result is not None else "skipped" for _, result in pairs)
+    graded = sum(n for severity, n in verdicts.items() if severity not in NOT_GRADED)
+    return {"verdicts": dict(verdicts), "graded": graded, "pass_rate": verdicts["pass"] / graded if graded else None,
+            "pass_wilson95": list(wilson_interval(verdicts["pass"], graded)) if graded else None}
+
+
+def pass_rate_figures(h: Mapping[str, Any], meanings: Mapping[str, str] | None = None) -> list[Figure]:
+    """:func:`pass_rate`'s values as figures: the pass rate (Wilson interval) and a count per verdict (``meanings``:
+    verdict → what it means); another shape as its numeric leaves."""
+    if "pass_rate" not in h:
+        return leaves(h)
+    return [Figure("pass rate", number(h.get("pass_rate")), interval=interval(h.get("pass_wilson95")),
+                   interval_name="95% Wilson interval",
+                   meaning=f"verdict pass ÷ graded scenarios ({h.get('graded', 0)} graded)", better="higher"),
+            *(Figure(f"verdict {severity}", number(n), "count", meaning=(meanings or {}).get(severity, ""))
+              for severity, n in (h.get("verdicts") or {}).items())]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+from auditpacks.judges.base import pass_rate, pass_rate_figures
 from auditpacks.judges.figures import Figure, interval, leaves, number
 
 UNGRADED = "ungraded"
@@ -132,8 +133,6 @@ def ungraded(judgment: Any, reason: str) -> dict[str, Any]:
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
     """Checklist items by status, the verdicts (None: a skipped scenario), why any were not graded, and the
     pass rate over graded scenarios with its 95% Wilson interval (scenarios counted as independent)."""
-    from auditpacks.judges.stats import wilson_interval
-
     items: Counter = Counter()
     reasons: Counter = Counter()
     unapplied = 0
@@ -145,19 +144,10 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
                 items[str(entry.get("status") or entry.get("verdict") or "unknown")] += 1
         if judgment.get("ungraded_reason"):
             reasons[str(judgment["ungraded_reason"]).split(" (")[0]] += 1
-    verdicts = Counter(str(result.get("severity")) if result is not None else "skipped" for _, result in pairs)
-    graded = sum(n for severity, n in verdicts.items() if severity not in _NOT_GRADED)
-    pooled: dict[str, Any] = {"checklist items": dict(items), "verdicts": dict(verdicts), "graded": graded,
-                               "pass_rate": verdicts["pass"] / graded if graded else None,
-                               "pass_wilson95": list(wilson_interval(verdicts["pass"], graded)) if graded else None,
-                               "all_not_applicable": unapplied}
+    pooled: dict[str, Any] = {"checklist items": dict(items), **pass_rate(pairs), "all_not_applicable": unapplied}
     if reasons:
         pooled["ungraded"] = dict(reasons)
     return pooled
-
-
-#: Verdicts that are not a grade: the judge could not grade, the scenario failed, or it was not run.
-_NOT_GRADED = (UNGRADED, "ERROR", "skipped")
 
 
 CHECKLIST_STATUS = {"met": "expectations met", "violated": "expectations violated",
@@ -177,11 +167,7 @@ def figures(h: Mapping[str, Any]) -> list[Figure]:
     """The headline as figures: pass rate (Wilson interval), verdicts, checklist items and ungraded reasons."""
     if "checklist items" not in h:
         return leaves(h)
-    rows = [Figure("pass rate", number(h.get("pass_rate")), interval=interval(h.get("pass_wilson95")),
-                   interval_name="95% Wilson interval",
-                   meaning=f"verdict pass ÷ graded scenarios ({h.get('graded', 0)} graded)", better="higher")]
-    rows += [Figure(f"verdict {severity}", number(n), "count", meaning=VERDICT_MEANING.get(severity, ""))
-             for severity, n in (h.get("verdicts") or {}).items()]
+    rows = pass_rate_figures(h, VERDICT_MEANING)
     rows += [Figure("nothing applicable", number(h.get("all_not_applicable")), "count",
                     meaning="scenarios in which the judge found no required expectation applicable (ungraded): "
                             "check the judge")]

@@ -19,8 +19,8 @@ from typing import Any, Mapping
 from simpleaudit.judges.choice_match import grade_choice_match
 
 from auditpacks.core.reasoning import strip_reasoning
-from auditpacks.core.registry import owned_headline
-from auditpacks.judges.base import code_judge
+from auditpacks.judges.base import code_judge, pass_rate, pass_rate_figures
+from auditpacks.judges.figures import Figure
 
 #: Methods, from the most literal to the most lenient reading.
 METHODS = ("decision", "plain", "markdown", "parentheses", "numbered", "label", "phrase")
@@ -131,8 +131,17 @@ def make_judge(manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
     )
 
 
-def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
-    """Agreement figures of the benchmark that owns closed questions (the registry's), plus how the choices
-    were read (``choice_methods``)."""
-    methods = Counter(str(((result or {}).get("judgment") or {}).get("choice_method")) for _, result in pairs)
-    return {**owned_headline("choice")(pairs), "choice_methods": dict(sorted(methods.items()))}
+def methods(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, int]:
+    """How the choices were read: results per ``choice_method`` (``None``: no method recorded)."""
+    found = Counter(str(((result or {}).get("judgment") or {}).get("choice_method")) for _, result in pairs)
+    return dict(sorted(found.items()))
+
+
+def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """The verdicts and the pass rate over graded scenarios, and how the choices were read (``choice_methods``);
+    a benchmark that reads the runs of its packs graded so (``Benchmark.reads``) pools them its own way."""
+    return {**pass_rate(pairs), "choice_methods": methods(pairs)}
+
+
+def figures(h: Mapping[str, Any]) -> list[Figure]:
+    return pass_rate_figures(h)

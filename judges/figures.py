@@ -1,27 +1,27 @@
 """A run's figures for people, as typed values: headline figures, report tables and plots, verdict words.
 
-Each grader's ``headline`` returns its own shape; the benchmark that grades a run
-(:func:`auditpacks.core.registry.benchmark_of`) turns it into :class:`Figure` rows with
-its ``figures(headline)``, and a general judge no benchmark owns with its own module's
-``figures``; :func:`figures` finds the right one for the terminal table, ``--json`` and
-the report. A value that is undefined (nothing to divide by) stays ``None`` and is shown
+Each grader's ``headline`` returns its own shape, the values a run record keeps; the benchmark
+that reads a run (:class:`~auditpacks.judges.reader.Reader`) turns them into :class:`Figure`
+rows, and both travel as one :class:`Headline` to the terminal table, ``--json``, the report
+and the exports. A value that is undefined (nothing to divide by) stays ``None`` and is shown
 as ``n/a``. A benchmark's report section is a :class:`Section` of :class:`Table` and
 :class:`Plot` values that one generic template renders. Verdict words (:func:`outcome`)
-say what a result was (correct, wrong, invented, ungraded, error) instead of
-simpleaudit's severity.
+say what a result was (correct, wrong, a benchmark's own words, ungraded, error) instead
+of simpleaudit's severity.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from functools import cached_property
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from auditpacks.core.registry import BENCHMARKS, GENERAL_JUDGES, benchmark_of, load
+from auditpacks.core.registry import own_outcomes
 from auditpacks.core.run_files import is_error
 
-#: The verdict words, in the order they are shown.
-OUTCOMES = ("correct", "wrong", "invented", "ungraded", "error")
+#: The generic verdict words: a graded result is correct or wrong, an ungraded one ungraded, a failed one an error.
+CORRECT, WRONG, UNGRADED, ERROR = "correct", "wrong", "ungraded", "error"
 
 
 @dataclass
@@ -39,6 +39,35 @@ class Figure:
         data = asdict(self)
         data["interval"] = list(self.interval) if self.interval else None
         return data
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A run's (or round's) headline: the grader's own ``values`` as the run record keeps them
+    (``summary.headline``), among them the warnings on the figures and the error of a headline that could
+    not be computed, and its pooled :attr:`figures` (the first is the headline figure), made from the
+    values by ``reading`` (the benchmark's ``figures``) when first asked for."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+    reading: Callable[[Mapping[str, Any]], list[Figure]] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def figures(self) -> list[Figure]:
+        return self.reading(self.values) if self.reading is not None else []
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.values.get("warnings") or [])
+
+    @property
+    def error(self) -> str | None:
+        return str(self.values["error"]) if "error" in self.values else None
+
+    @property
+    def calibration(self) -> Mapping[str, Any] | None:
+        """The calibration of a decision run's probabilities (:mod:`auditpacks.judges.calibration`), if measured."""
+        found = self.values.get("calibration")
+        return found if isinstance(found, Mapping) else None
 
 
 @dataclass
@@ -113,36 +142,28 @@ class RunView(Protocol):
 
     def pairs(self, round_index: int = 0) -> list[tuple[dict[str, Any], dict[str, Any]]]: ...
 
-    def headline(self, round_index: int = 0) -> dict[str, Any]: ...
+    def headline(self, round_index: int = 0) -> Headline: ...
 
 
-def outcome(result: Mapping[str, Any]) -> str:
-    """One result's verdict word: error, ungraded, invented (cites something that does not exist),
-    correct (simpleaudit's ``pass``) or wrong (any other severity)."""
+def outcome_words() -> tuple[str, ...]:
+    """The verdict words in the order they are shown: correct, wrong, the installed benchmarks' own words (each
+    a kind of wrong), ungraded, error."""
+    return (CORRECT, WRONG, *own_outcomes(), UNGRADED, ERROR)
+
+
+def outcome(result: Mapping[str, Any], own: Callable[[Mapping[str, Any]], str | None] | None = None) -> str:
+    """One result's verdict word: error, ungraded, the word ``own(result)`` gives (a benchmark's own, such as
+    a citation of something that does not exist), correct (simpleaudit's ``pass``) or wrong (any other
+    severity)."""
     severity = result.get("severity")
-    judgment = result.get("judgment") or {}
     if is_error(result):
-        return "error"
-    if severity == "ungraded":
-        return "ungraded"
-    invented = judgment.get("n_invented")
-    if isinstance(invented, int) and invented > 0:
-        return "invented"
-    return "correct" if severity == "pass" else "wrong"
-
-
-def figures(judge: str, headline: Mapping[str, Any]) -> list[Figure]:
-    """The headline figures of a run graded by ``judge``: its benchmark's, a general judge's own
-    (``figures`` in its module), or the headline's numeric leaves (a benchmark that declares none)."""
-    if not headline or "error" in headline and len(headline) == 1:
-        return []
-    bench = benchmark_of(judge)
-    if bench is not None:
-        declared = BENCHMARKS[bench].figures
-        return load(declared)(headline) if declared else leaves(headline)
-    if judge in GENERAL_JUDGES:
-        return load(GENERAL_JUDGES[judge]).figures(headline)
-    return leaves(headline)
+        return ERROR
+    if severity == UNGRADED:
+        return UNGRADED
+    word = own(result) if own is not None else None
+    if word:
+        return word
+    return CORRECT if severity == "pass" else WRONG
 
 
 def number(value: Any) -> float | int | None:
@@ -171,8 +192,14 @@ def leaves(h: Mapping[str, Any], prefix: str = "") -> list[Figure]:
     return rows
 
 
-def question_group(scenario: Mapping[str, Any]) -> str:
-    """The question a scenario asks (its metadata's question_id, decision id or category), for report filters."""
-    meta = scenario.get("metadata") or {}
-    question = meta.get("question_id") or (scenario.get("decision") or {}).get("id")
-    return str(question or scenario.get("category") or "all")
+def decision_id(scenario: Mapping[str, Any]) -> Any:
+    """The ``id`` of a scenario's decision block: the question it asks where its benchmark names none."""
+    decision = scenario.get("decision")
+    return decision.get("id") if isinstance(decision, Mapping) else None
+
+
+def question_group(scenario: Mapping[str, Any], question: Callable[[Mapping[str, Any]], Any] | None = None) -> str:
+    """The question a scenario asks, for report filters: ``question(scenario)`` (its benchmark's), else its
+    decision id, else its category."""
+    asked = question(scenario) if question is not None else None
+    return str(asked or decision_id(scenario) or scenario.get("category") or "all")

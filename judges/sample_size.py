@@ -2,11 +2,11 @@
 
 * **A subset:** the run graded fewer scenarios than its pack holds (``--limit``, ``--smoke``,
   ``--per-question``, ``--shard``): its figures describe those scenarios, not the benchmark.
-* **Few clusters:** a benchmark's intervals resample whole clusters (the unit of its paired
-  comparison in :mod:`auditpacks.core.registry`: judgment, question or target); with fewer than
+* **Few clusters:** a benchmark's intervals resample whole clusters (its ``Grouping.cluster``, named by
+  the unit of its paired comparison: judgment, question or target); with fewer than
   :data:`FEW_CLUSTERS` of them an interval says almost nothing. A benchmark that warns about its
   clusters itself (a warning naming the unit) is not warned twice. Where figures are computed per
-  group (jacite's languages, the registry's ``Paired.group``), each group's clusters are counted too.
+  group (jacite's languages, its ``Grouping.per``), each group's clusters are counted too.
 
 The warnings join the headline's ``warnings``, which the summary prints as notes and the report shows
 in every benchmark's section.
@@ -16,28 +16,27 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from auditpacks.core.registry import BENCHMARKS, benchmark_of, load
+from auditpacks.judges.reader import Reader
 
 FEW_CLUSTERS = 3
 
 
-def warnings(judge: str, scenarios: Iterable[Mapping[str, Any]], *, in_pack: int | None,
+def warnings(reader: Reader, scenarios: Iterable[Mapping[str, Any]], *, in_pack: int | None,
              existing: Iterable[str] = ()) -> list[str]:
-    """The warnings for a headline over ``scenarios`` (all selected, answered or not) of a pack of ``in_pack``."""
+    """The warnings for a headline over ``scenarios`` (all selected, answered or not) of a pack of ``in_pack``,
+    the run read by ``reader``."""
     scenarios = list(scenarios)
     out = []
     if in_pack is not None and 0 < len(scenarios) < in_pack:
         out.append(f"a subset: {len(scenarios)} of the pack's {in_pack} scenarios (--limit, --smoke, --per-question "
                    "or --shard); these figures describe the subset, not the benchmark")
-    name = benchmark_of(judge)
-    paired = BENCHMARKS[name].paired if name else None
-    if paired is not None and paired.cluster and scenarios:
-        key = load(paired.cluster)
+    paired, key = reader.paired, reader.cluster
+    if paired is not None and key is not None and scenarios:
         count = len({key(dict(s)) for s in scenarios})
         if count < FEW_CLUSTERS and not any(f"{paired.unit}s" in w for w in existing):
             out.append(few_clusters(count, paired.unit))
-        elif count >= FEW_CLUSTERS and paired.group:
-            out += _per_group(scenarios, key, load(paired.group), paired.unit)
+        elif count >= FEW_CLUSTERS and reader.per is not None:
+            out += _per_group(scenarios, key, reader.per, paired.unit)
     return out
 
 

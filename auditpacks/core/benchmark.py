@@ -8,9 +8,13 @@ when used:
 
 * ``builder``: ``add_arguments(parser)``, ``build(args) -> Path``;
 * ``judges``: its own graders, name → module with ``make_judge(manifest, **options)`` and
-  ``headline(pairs)``; ``owns``: general judges (``GENERAL_JUDGES``) whose runs are read as this
-  benchmark's (their headline is ``headline``, their figures, report and comparison are these);
-* ``figures``: ``figures(headline) -> list[Figure]``, the pooled figures of a run's headline;
+  ``headline(pairs)``; ``reads``: general judges (``GENERAL_JUDGES``) whose runs of packs it reads,
+  each with the ``headline(pairs)`` it pools them with (their figures, report and comparison are then
+  these);
+* ``figures``: ``figures(headline) -> list[Figure]``, the pooled figures of a run's headline values;
+* ``outcome``: ``outcome(result) -> str | None``, a verdict word of its own for one graded result (None:
+  correct or wrong, as simpleaudit's severity says), one of ``outcomes`` (its words, in display order);
+* ``grouping``: how its scenarios group (see :class:`Grouping`);
 * ``report``: ``section(run, round_index) -> Section`` (tables, plots, warnings),
   ``answer(judgment) -> str`` and ``group(scenario) -> str``;
 * ``paired``: the unit the paired comparison resamples and its statistic
@@ -35,12 +39,25 @@ class Paired:
     unit: str
     statistic: str
     detail: str = ""
-    cluster: str | None = None   # ``cluster(scenario) -> str``: the unit a scenario belongs to (small-sample warnings)
-    group: str | None = None     # ``group(scenario) -> str``: the group figures are computed per (warned per group)
 
     @property
     def method(self) -> str:
         return f"paired bootstrap over {self.unit}s{self.detail}"
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """How a benchmark's scenarios group, each a function of one scenario (``module:function``); a scenario
+    may be a stub holding only its ``name``, ``metadata`` and whether it has ``documents``. Where one is not
+    declared, or gives None, the generic rule holds: documents by their content (else the scenario's name),
+    questions by the decision block's ``id``, no clusters."""
+
+    document: str | None = None   # ``document(scenario) -> str | None``: the source document it belongs to (sharding,
+    #                               execution order, the report's document names)
+    question: str | None = None   # ``question(scenario) -> str | None``: the question it asks (report filter,
+    #                               ``--per-question``)
+    cluster: str | None = None    # ``cluster(scenario) -> str``: the unit its intervals resample (few-cluster warnings)
+    per: str | None = None        # ``per(scenario) -> str``: the group its figures are computed per (warned per group)
 
 
 @dataclass(frozen=True)
@@ -70,11 +87,13 @@ class Benchmark:
     title: str
     builder: str
     judges: Mapping[str, str] = field(default_factory=dict)
-    owns: tuple[str, ...] = ()
-    headline: str | None = None   # headline(pairs) of the general judges it owns
+    reads: Mapping[str, str] = field(default_factory=dict)   # general judge → ``headline(pairs)`` of its runs
     figures: str | None = None
     report: str | None = None
     paired: Paired | None = None
+    grouping: Grouping = field(default_factory=Grouping)
+    outcome: str | None = None    # ``outcome(result) -> str | None``: a verdict word of its own (one of ``outcomes``)
+    outcomes: tuple[str, ...] = ()
     score: str | None = None      # ``auditpacks score NAME``: a prediction file in the benchmark's format
     rescore: str | None = None    # ``auditpacks rescore NAME``: a published results file
     export: str | None = None     # ``auditpacks export NAME``: a run's results in the benchmark's format

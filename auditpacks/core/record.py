@@ -56,7 +56,7 @@ class Summary:
     tokens: dict[str, Any] = field(default_factory=dict)
     headline: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    outcomes: dict[str, int] = field(default_factory=dict)      # correct, wrong, invented, ungraded, error
+    outcomes: dict[str, int] = field(default_factory=dict)      # verdict words: correct, wrong, …, ungraded, error
     commonest_error: dict[str, Any] | None = None               # {"message", "count"} of the ERROR results
     unanswered: list[str] = field(default_factory=list)          # selected scenarios with no result (skipped)
 

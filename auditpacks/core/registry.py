@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from auditpacks.core.benchmark import Benchmark, Card, JudgeFlag
@@ -23,7 +24,8 @@ from auditpacks.core.errors import UserError, first_line
 GROUP = "auditpacks.benchmarks"
 
 #: Judges any pack may name: simpleaudit's ``choice_match`` and ``checklist``, and our stricter ``choice``.
-#: A general judge's figures are ``figures(headline)`` in its module, unless a benchmark ``owns`` it.
+#: A general judge's headline and figures are ``headline(pairs)`` and ``figures(headline)`` in its module, unless
+#: the benchmark that reads its run (:func:`readers`) pools it its own way.
 GENERAL_JUDGES = {
     "choice_match": "auditpacks.judges.choice_match",
     "checklist": "auditpacks.judges.checklist",
@@ -152,9 +154,38 @@ def judge_module(judge: str) -> Any:
     return importlib.import_module(JUDGES[judge])
 
 
-def benchmark_of(judge: str) -> str | None:
-    """The benchmark whose figures, report and comparison a run graded by ``judge`` gets (None: none does)."""
-    return next((name for name, b in BENCHMARKS.items() if judge in b.judges or judge in b.owns), None)
+@dataclass(frozen=True)
+class Readers:
+    """The installed benchmarks that read one run (None: none does, the generic reading holds): ``results``
+    reads its grader's results (headline, figures, verdict words, report section, comparison), ``scenarios``
+    groups its pack's scenarios (documents, questions)."""
+
+    results: str | None
+    scenarios: str | None
+
+
+def builder_name(builder: Any) -> str | None:
+    """The name of the builder that wrote a pack, as a run record (``pack.builder``) or a manifest keeps it."""
+    name = builder.get("name") if isinstance(builder, Mapping) else builder
+    return name if isinstance(name, str) and name else None
+
+
+def readers(judge: str, builder: Any = None) -> Readers:
+    """Which benchmark reads a run graded by ``judge`` of a pack ``builder`` wrote (the record's ``pack.builder``,
+    the manifest's ``builder``; None: a pack without a manifest, such as a card's published one).
+
+    Its results are read by the builder's benchmark when that benchmark reads ``judge``'s runs (one of its own
+    graders, or a general judge it ``reads``); else by the benchmark whose grader ``judge`` is; else by the
+    first that declares it reads packs graded by the general judge ``judge``. Its scenarios are grouped by the
+    builder's benchmark whatever the grader, else by the one that reads its results."""
+    built = builder_name(builder)
+    own = BENCHMARKS.get(built) if built else None
+    if own is not None and (judge in own.judges or judge in own.reads):
+        results: str | None = built
+    else:
+        results = next((name for name, b in BENCHMARKS.items() if judge in b.judges), None) or \
+            next((name for name, b in BENCHMARKS.items() if judge in b.reads), None)
+    return Readers(results, built if own is not None else results)
 
 
 def load(path: str) -> Any:
@@ -164,14 +195,11 @@ def load(path: str) -> Any:
     return getattr(loaded, attribute) if attribute else loaded
 
 
-def owned_headline(judge: str) -> Callable[[list], dict[str, Any]]:
-    """``headline(pairs)`` of the benchmark that owns the general judge ``judge``."""
-    name = benchmark_of(judge)
-    if name is None or not BENCHMARKS[name].headline:
-        raise LookupError(f"judge {judge!r}: no benchmark in the registry owns its headline figures")
-    return load(BENCHMARKS[name].headline)
-
-
 def judge_flags() -> tuple[JudgeFlag, ...]:
     """Every benchmark's grader flags, in registry order."""
     return tuple(flag for b in BENCHMARKS.values() for flag in b.judge_flags)
+
+
+def own_outcomes() -> tuple[str, ...]:
+    """Every installed benchmark's own verdict words (its ``outcomes``), each once, in registry order."""
+    return tuple(dict.fromkeys(word for b in BENCHMARKS.values() for word in b.outcomes))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.compare import compare_f1, paired_row
 from auditpacks.judges.icj.citations import citation_verdict, target_of
 from auditpacks.packs.icj.targets import FAMILIES
+
+
+def case(scenario: Mapping[str, Any]) -> Any:
+    """The case a target belongs to: the source document its scenarios share (None: none named)."""
+    return (scenario.get("metadata") or {}).get("case_id")
 
 
 def citation_counts(scenario: dict[str, Any], result: dict[str, Any]) -> dict[str, Any] | None:

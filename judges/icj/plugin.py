@@ -1,6 +1,6 @@
 """ICJ's registry entry (the entry point ``icj`` in ``pyproject.toml``)."""
 
-from auditpacks.core.benchmark import Benchmark, Paired
+from auditpacks.core.benchmark import Benchmark, Grouping, Paired
 
 BENCHMARK = Benchmark(
     title="ICJ citation prediction",
@@ -8,8 +8,8 @@ BENCHMARK = Benchmark(
     judges={"citations": "auditpacks.judges.icj.citations"},
     figures="auditpacks.judges.icj.figures:figures",
     report="auditpacks.judges.icj.report",
-    paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate",
-                  cluster="auditpacks.judges.icj.paired:target_of"),
+    paired=Paired("target", "auditpacks.judges.icj.paired:compare", ", pooled F1 recomputed per replicate"),
+    grouping=Grouping(document="auditpacks.judges.icj.paired:case", cluster="auditpacks.judges.icj.paired:target_of"),
     score="auditpacks.judges.icj.score",
     export="auditpacks.judges.icj.export",
     tools="auditpacks.judges.icj.conditions",

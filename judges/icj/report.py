@@ -9,7 +9,7 @@ from auditpacks.core.run_files import is_error
 from auditpacks.judges.compare import f1_score
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table
 from auditpacks.judges.icj.figures import figures
-from auditpacks.judges.icj.paired import citation_counts, target_of
+from auditpacks.judges.icj.paired import case, citation_counts, target_of
 from auditpacks.judges.stats import cluster_bootstrap
 from auditpacks.packs.icj.targets import FAMILIES
 
@@ -20,7 +20,7 @@ COLUMNS = [Column("Round"), Column("Family"), Column("TP", md=""), Column("FP", 
 def headline(run: RunView, round_index: int = 0) -> list[Figure]:
     """The headline figures; each family's pooled F1 gains an interval that resamples targets."""
     intervals = f1_intervals(run, round_index)
-    rows = figures(run.headline(round_index))
+    rows = figures(run.headline(round_index).values)  # fresh rows: intervals are added to them
     for f in rows:
         if f.name == "F1" and f.group in intervals and f.interval is None and f.value is not None:
             low, high = intervals[f.group]
@@ -57,7 +57,7 @@ def per_family(run: RunView) -> list[dict[str, Any]]:
     """P/R/F1 per family and round, from each round's headline."""
     rows = []
     for index in range(len(run.rounds)):
-        h = run.headline(index)
+        h = run.headline(index).values
         for family in FAMILIES:
             if isinstance(h.get(family), Mapping):
                 rows.append({"round": index + 1, "family": family.replace("_", " "), **h[family]})
@@ -90,4 +90,4 @@ def answer(judgment: Mapping[str, Any]) -> str | None:
 
 def group(scenario: Mapping[str, Any]) -> str:
     """The case a target belongs to."""
-    return str((scenario.get("metadata") or {}).get("case_id") or scenario.get("name"))
+    return str(case(scenario) or scenario.get("name"))

@@ -192,6 +192,13 @@ def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) ->
     return {**figures, "calibration": calibrated} if calibrated else figures
 
 
+def choice_headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
+    """The agreement figures of a run graded by ``choice``, and how its choices were read (``choice_methods``)."""
+    from auditpacks.judges.choice import methods  # simpleaudit's parser: loaded only for choice runs
+
+    return {**headline(pairs), "choice_methods": methods(pairs)}
+
+
 def max_options() -> int:
     """The option limit of the ≤26-option track (the codebook's ``max_options``)."""
     from auditpacks.packs.codebook import section

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from auditpacks.judges.compare import compare_choices, paired_row
 from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 
 
-def cluster(scenario: dict[str, Any]) -> str:
+def judgment(scenario: Mapping[str, Any]) -> Any:
+    """The judgment a scenario's question is about: its source document (None: none named)."""
+    return (scenario.get("metadata") or {}).get("verdict_id")
+
+
+def question(scenario: Mapping[str, Any]) -> Any:
+    """The question a scenario asks (its metadata's ``question_id``; None: none)."""
+    return (scenario.get("metadata") or {}).get("question_id")
+
+
+def cluster(scenario: Mapping[str, Any]) -> str:
     """The judgment a scenario asks about (the bootstrap's cluster), as :func:`tasks_from_scenarios` reads it."""
     meta = scenario.get("metadata") or {}
     return str(meta.get("verdict_id") or meta.get("task_id") or scenario["name"])

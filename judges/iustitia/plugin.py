@@ -1,17 +1,19 @@
 """Iustitia's registry entry (the entry point ``iustitia`` in ``pyproject.toml``): closed questions graded by
 the general choice judges, whose runs it reads as its own."""
 
-from auditpacks.core.benchmark import Benchmark, Card, Paired
+from auditpacks.core.benchmark import Benchmark, Card, Grouping, Paired
 
 BENCHMARK = Benchmark(
     title="closed questions (Iustitia Marigonae style)",
     builder="auditpacks.packs.iustitia.builder",
-    owns=("choice_match", "choice"),
-    headline="auditpacks.judges.iustitia.agreement:headline",
+    reads={"choice_match": "auditpacks.judges.iustitia.agreement:headline",
+           "choice": "auditpacks.judges.iustitia.agreement:choice_headline"},
     figures="auditpacks.judges.iustitia.figures:figures",
     report="auditpacks.judges.iustitia.report",
-    paired=Paired("judgment", "auditpacks.judges.iustitia.paired:compare",
-                  "; McNemar exact test on discordant tasks", cluster="auditpacks.judges.iustitia.paired:cluster"),
+    paired=Paired("judgment", "auditpacks.judges.iustitia.paired:compare", "; McNemar exact test on discordant tasks"),
+    grouping=Grouping(document="auditpacks.judges.iustitia.paired:judgment",
+                      question="auditpacks.judges.iustitia.paired:question",
+                      cluster="auditpacks.judges.iustitia.paired:cluster"),
     score="auditpacks.judges.iustitia.agreement",
     export="auditpacks.judges.iustitia.export",
     card=Card(repo="Kushtrim/iustitia-marigonae",

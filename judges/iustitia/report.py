@@ -14,8 +14,8 @@ from collections import defaultdict
 from typing import Any, Mapping
 
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
+from auditpacks.judges.iustitia.paired import question
 from auditpacks.judges.iustitia.run_tasks import prediction_given, task_id_of, tasks_from_scenarios
-from auditpacks.judges.iustitia.figures import figures
 from auditpacks.judges.sample_size import FEW_CLUSTERS
 from auditpacks.judges.stats import ratio_bootstrap
 
@@ -24,7 +24,7 @@ COLUMNS = [Column("Question"), Column("Tasks"), Column("Correct"), Column("Agree
 
 
 def headline(run: RunView, round_index: int = 0) -> list[Figure]:
-    return figures(run.headline(round_index))
+    return run.headline(round_index).figures
 
 
 def per_question(run: RunView, round_index: int = 0) -> list[dict[str, Any]]:
@@ -68,7 +68,7 @@ def section(run: RunView, round_index: int = 0) -> Section:
                 f"({', '.join(r['question'] for r in few[:5])}{' …' if len(few) > 5 else ''}); their intervals are "
                 "withheld"] if few else []
     return Section(tables=[table], plots=plots,
-                   warnings=list(run.headline(round_index).get("warnings") or []) + withheld)
+                   warnings=run.headline(round_index).warnings + withheld)
 
 
 def answer(judgment: Mapping[str, Any]) -> str | None:
@@ -78,4 +78,6 @@ def answer(judgment: Mapping[str, Any]) -> str | None:
     return ("no choice read" if choice is None else f"chose {choice}") + (f" ({how})" if how else "")
 
 
-group = question_group
+def group(scenario: Mapping[str, Any]) -> str:
+    """The question a scenario asks."""
+    return question_group(scenario, question)

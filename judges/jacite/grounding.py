@@ -110,6 +110,13 @@ def make_judge(manifest: Mapping[str, Any] | None, *, mode: str = DEFAULT_MODE, 
     return code_judge(NAME, description, verdict)
 
 
+def outcome(result: Mapping[str, Any]) -> str | None:
+    """``invented`` for a result whose reply cites an article that does not exist (None: correct or wrong, as
+    its severity says)."""
+    invented = (result.get("judgment") or {}).get("n_invented")
+    return "invented" if isinstance(invented, int) and invented > 0 else None
+
+
 def headline(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]) -> dict[str, Any]:
     """Pooled figures per language, plus Fisher's exact test Japanese vs English, naming the extractor.
 

@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from auditpacks.judges.compare import compare_ratios, paired_row
 
 
-def cluster(scenario: dict[str, Any]) -> str:
-    """The question a scenario asks (the bootstrap's cluster)."""
-    return str((scenario.get("metadata") or {}).get("question_id") or scenario["name"])
+def question(scenario: Mapping[str, Any]) -> Any:
+    """The question a scenario asks (its metadata's ``question_id``; None: none)."""
+    return (scenario.get("metadata") or {}).get("question_id")
 
 
-def language(scenario: dict[str, Any], judgment: dict[str, Any] | None = None) -> str:
+def cluster(scenario: Mapping[str, Any]) -> str:
+    """The question a scenario asks (the bootstrap's cluster), else the scenario itself."""
+    return str(question(scenario) or scenario["name"])
+
+
+def language(scenario: Mapping[str, Any], judgment: dict[str, Any] | None = None) -> str:
     """The language a scenario's figures are pooled in (its rows and intervals are per language)."""
     meta = scenario.get("metadata") or {}
     return str(meta.get("language") or (judgment or {}).get("language") or "?")

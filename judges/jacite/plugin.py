@@ -1,6 +1,6 @@
 """jacite's registry entry (the entry point ``jacite`` in ``pyproject.toml``)."""
 
-from auditpacks.core.benchmark import Benchmark, JudgeFlag, Paired
+from auditpacks.core.benchmark import Benchmark, Grouping, JudgeFlag, Paired
 
 BENCHMARK = Benchmark(
     title="statute-citation grounding (jacite)",
@@ -8,9 +8,12 @@ BENCHMARK = Benchmark(
     judges={"grounding": "auditpacks.judges.jacite.grounding"},
     figures="auditpacks.judges.jacite.figures:figures",
     report="auditpacks.judges.jacite.report",
-    paired=Paired("question", "auditpacks.judges.jacite.paired:compare",
-                  cluster="auditpacks.judges.jacite.paired:cluster",
-                  group="auditpacks.judges.jacite.paired:language"),
+    paired=Paired("question", "auditpacks.judges.jacite.paired:compare"),
+    grouping=Grouping(question="auditpacks.judges.jacite.paired:question",
+                      cluster="auditpacks.judges.jacite.paired:cluster",
+                      per="auditpacks.judges.jacite.paired:language"),
+    outcome="auditpacks.judges.jacite.grounding:outcome",
+    outcomes=("invented",),
     rescore="auditpacks.judges.jacite.rescore",
     export="auditpacks.judges.jacite.export",
     registry="auditpacks.packs.jacite.egov",

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.run_files import is_error
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
-from auditpacks.judges.jacite.figures import figures
+from auditpacks.judges.jacite.paired import question
 from auditpacks.judges.stats import ratio_bootstrap
 
 COLUMNS = [Column("Language"), Column("Questions", md=""), Column("Cited mentions"), Column("Invented", md=""),
@@ -19,7 +19,7 @@ NOTE = ('Rates are per cited mention; intervals resample whole questions. "Real 
 
 
 def headline(run: RunView, round_index: int = 0) -> list[Figure]:
-    return figures(run.headline(round_index))
+    return run.headline(round_index).figures
 
 
 def per_language(run: RunView, round_index: int = 0) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def per_language(run: RunView, round_index: int = 0) -> list[dict[str, Any]]:
         if not isinstance(j.get("n_cited"), int) or is_error(result):
             continue
         meta = scenario.get("metadata") or {}
-        cell = groups[str(meta.get("language") or j.get("language") or "?")][str(meta.get("question_id"))]
+        cell = groups[str(meta.get("language") or j.get("language") or "?")][str(question(scenario))]
         gold = sum(1 for key in j.get("cited") or [] if key == meta.get("gold_article"))
         cell[0] += j["n_invented"]
         cell[1] += j["n_cited"] - j["n_invented"] - gold
@@ -71,4 +71,6 @@ def answer(judgment: Mapping[str, Any]) -> str | None:
     return f"cited {cited}" + (f"; invented {invented}" if invented else "")
 
 
-group = question_group
+def group(scenario: Mapping[str, Any]) -> str:
+    """The question a scenario asks."""
+    return question_group(scenario, question)

@@ -19,7 +19,6 @@ from rich.console import Console
 from rich.table import Table
 
 from auditpacks.core.io import atomic_write_text
-from auditpacks.core.registry import benchmark_of
 from auditpacks.runner.reporting.labels import what_differs
 from auditpacks.runner.reporting.pairing import compare_runs
 from auditpacks.runner.reporting.render import decision, number, pct, render, shown_interval, signed_pct
@@ -57,7 +56,7 @@ def comparable_groups(runs: list[LoadedRun]) -> tuple[list[list[LoadedRun]], lis
     alone in theirs."""
     groups: dict[tuple[str, str | None], list[LoadedRun]] = {}
     for run in runs:
-        groups.setdefault((run.sha256, benchmark_of(run.judge)), []).append(run)
+        groups.setdefault((run.sha256, run.reader.benchmark), []).append(run)
     return [g for g in groups.values() if len(g) > 1], [g[0] for g in groups.values() if len(g) == 1]
 
 

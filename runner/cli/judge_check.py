@@ -25,6 +25,7 @@ from auditpacks.judges.judge_items import with_probes
 from auditpacks.judges.qualification import assess
 from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.display.progress import ProgressPrinter
+from auditpacks.runner.execute.engine import run_reader
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
@@ -79,7 +80,8 @@ def main(args: argparse.Namespace) -> int:
                        f"({', '.join(sorted(modules('judge_items')))}); "
                        "judge-check needs a pack built by auditpacks build")
     chosen = select.select(pack, smoke=False, per_question_n=args.per_question, limit=args.limit, seed=args.seed,
-                           allow_fewer=True)  # a sample cap for calibration items
+                           allow_fewer=True,  # a sample cap for calibration items
+                           question=run_reader(config.roles, pack.manifest, pack.scenarios).question)
     items = with_probes(calibration_items(benchmark, pack.lazy(chosen), pack.manifest))
     if not items:
         raise RunError(f"{args.pack}: none of the {len(chosen)} chosen scenarios has what a calibration item needs")

@@ -1,7 +1,7 @@
 """A run's summary for people (a rich table) and for programs (``--json``): the same figures in both.
 
-The table names the run, counts what happened in verdict words (correct, wrong,
-invented, ungraded, error) beside the benchmark's own headline figure (its first figure;
+The table names the run, counts what happened in verdict words (correct, wrong, the
+benchmark's own words, ungraded, error) beside its own headline figure (its first figure;
 simpleaudit's severity score stays in ``--json`` and the run record), gives the commonest
 error with its count, then one row per headline figure: its value (percentages for
 shares, ``n/a`` when undefined), one interval with its name, and what the figure means.
@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.table import Table
 
 from auditpacks.core.record import RunRecord, Summary
-from auditpacks.core.registry import BENCHMARKS, benchmark_of
-from auditpacks.judges.figures import OUTCOMES, Figure, figures
+from auditpacks.judges.figures import Figure, outcome_words
+from auditpacks.judges.reader import Reader
 
 NA = "n/a"
 
@@ -41,11 +41,12 @@ def summary_json(record: RunRecord) -> dict[str, Any]:
     if record.cost:
         data["cost"] = record.cost
     if record.repeats > 1:
+        reader = Reader.of_record(record)
         data["rounds"] = [{"round": r.round, "seed": r.seed, "results": r.results,
                            **(_counts(r.summary) if r.summary else {}),
-                           "figures": [f.to_dict() for f in figures(record.judge, r.summary.headline)]
+                           "figures": [f.to_dict() for f in reader.recorded(record, i).figures]
                            if r.summary else []}
-                          for r in record.rounds]
+                          for i, r in enumerate(record.rounds)]
     return data
 
 
@@ -60,9 +61,10 @@ def key_figure(rows: list[Figure]) -> str:
 
 def run_figures(record: RunRecord) -> list[Figure]:
     """The run's headline figures; for several rounds, each figure's mean over the rounds, with its sample sd."""
+    reader = Reader.of_record(record)
     if record.repeats == 1 or not all(r.summary for r in record.rounds):
-        return figures(record.judge, record.summary.headline)
-    per_round = [figures(record.judge, r.summary.headline) for r in record.rounds]
+        return reader.recorded(record).figures
+    per_round = [reader.recorded(record, i).figures for i in range(len(record.rounds))]
     out = []
     for index, first in enumerate(per_round[0]):
         values = [rows[index].value for rows in per_round if index < len(rows) and rows[index].value is not None]
@@ -77,7 +79,7 @@ def run_figures(record: RunRecord) -> list[Figure]:
 
 def _counts(s: Summary) -> dict[str, Any]:
     return {"scenarios": s.scenarios, "completed": s.completed, "errors": s.errors, "skipped": dict(s.skipped),
-            "resumed": s.resumed, "outcomes": {w: s.outcomes.get(w, 0) for w in OUTCOMES},
+            "resumed": s.resumed, "outcomes": {w: s.outcomes.get(w, 0) for w in outcome_words()},
             "simpleaudit_score": s.simpleaudit_score, "commonest_error": s.commonest_error,
             "notes": list(s.notes)}
 
@@ -94,21 +96,23 @@ def print_summary(record: RunRecord, file: TextIO | None = None) -> None:
                   + (f" · {record.repeats} rounds" if record.repeats > 1 else ""))
     console.print(_count_line(s))
     rows = [] if s.failed_all else run_figures(record)
-    console.print("verdicts: " + ", ".join(f"{w} {s.outcomes.get(w, 0)}" for w in OUTCOMES)
+    console.print("verdicts: " + ", ".join(f"{w} {s.outcomes.get(w, 0)}" for w in outcome_words())
                   + f" · {key_figure(rows)}", markup=False)
     if s.commonest_error:
         console.print(f"commonest error ({s.commonest_error['count']}×): {s.commonest_error['message']}",
                       markup=False)
-    for line in (_performance_lines(record.performance, unit_of(record.judge)) + _grader_lines(record.models)
+    reader = Reader.of_record(record)
+    for line in (_performance_lines(record.performance, unit_of(reader)) + _grader_lines(record.models)
                  + _cost_lines(record.cost)):
         console.print(line, markup=False)
     if rows:
         console.print(figure_table(rows, record))
     elif s.failed_all:
         console.print("figures: none: every scenario ended in ERROR, so nothing was measured")
-    if "error" in s.headline:
-        console.print(f"note: the {record.judge} headline figures failed: {s.headline['error']}", markup=False)
-    for note in s.notes + list(s.headline.get("warnings") or []):
+    headline = reader.recorded(record)
+    if headline.error is not None:
+        console.print(f"note: the {record.judge} headline figures failed: {headline.error}", markup=False)
+    for note in s.notes + headline.warnings:
         console.print(f"note: {note}", markup=False)
 
 
@@ -144,11 +148,9 @@ def terminal_width(stream: TextIO) -> int | None:
         return 120
 
 
-def unit_of(judge: str) -> str:
+def unit_of(reader: Reader) -> str:
     """What a run's scenarios are grouped by, in the benchmark's word (a document where it names none)."""
-    name = benchmark_of(judge)
-    paired = BENCHMARKS[name].paired if name else None
-    return paired.unit if paired else "document"
+    return reader.paired.unit if reader.paired else "document"
 
 
 def _performance_lines(perf: dict[str, Any] | None, unit: str = "document") -> list[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from auditpacks.core.registry import CODE_JUDGES, JUDGES, judge_module
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RolesConfig, RunConfig
 
@@ -34,6 +35,11 @@ def judge_name(roles: RolesConfig, manifest: Mapping[str, Any] | None, scenarios
     if name not in JUDGES:
         raise RunError(f"unknown judge {name!r}; choose one of {', '.join(sorted(JUDGES))}")
     return name
+
+
+def run_reader(roles: RolesConfig, manifest: Mapping[str, Any] | None, scenarios: list[dict[str, Any]]) -> Reader:
+    """How the run is read and its scenarios grouped: by its judge (:func:`judge_name`) and the pack's builder."""
+    return Reader.of(judge_name(roles, manifest, scenarios), (manifest or {}).get("builder"))
 
 
 def judge_config(name: str, manifest: Mapping[str, Any] | None, options: Mapping[str, Any]) -> Any:

@@ -6,8 +6,8 @@ which puts the facts of each target reply (reasoning, finish reason) on its entr
 transcript before the judge reads it.
 
 Scheduling is by document: the scenarios still to run are grouped by the shard
-splitter's document key (``metadata.verdict_id``, else ``case_id``, else a hash of the
-documents), groups in order of first appearance, and ``concurrency`` workers each take
+splitter's document key (the source document the run's benchmark names, else a hash of
+the documents), groups in order of first appearance, and ``concurrency`` workers each take
 a whole group and run its scenarios one after another, so a prefix-caching server sees
 one document's questions back to back (and, with slot pinning, in one slot: the log
 carries the group's lane and document key; :mod:`~runner.execute.schedule` picks the
@@ -30,7 +30,7 @@ from simpleaudit import AuditResult
 from auditpacks.runner.store.journal import Journal, JournalError, round_key, scenario_key, unreadable
 from auditpacks.runner.store.results_file import slim_result
 from auditpacks.runner.execute.schedule import GroupScheduler, Lease, Placement
-from auditpacks.runner.scenarios.shard import document_key
+from auditpacks.runner.scenarios.shard import Document, document_key
 from auditpacks.runner.store.stored import for_storage
 from auditpacks.runner.models import simpleaudit_adapter
 from auditpacks.runner.targets import scenario_log
@@ -135,22 +135,28 @@ async def run_scenarios(
     before_group: BeforeGroup | None = None,
     round_number: int = 1,
     placement: Placement | None = None,
+    document: Document | None = None,
 ) -> Outcome:
     """Every scenario's result, in the order given, without its documents (the journal holds the whole
     result); reuses results already journaled (of this round). ``scenarios`` may be read lazily
     (``LazyScenarios``): keys and groups come from its stubs and each group's scenarios are read when a
-    worker takes it. ``placement`` (several endpoints) names each document's endpoint."""
+    worker takes it. ``placement`` (several endpoints) names each document's endpoint; ``document``: the
+    source document the run's benchmark names for a scenario (:func:`~runner.scenarios.shard.document_key`)."""
     refs = getattr(scenarios, "stubs", scenarios)
     keys = [round_key(scenario_key(s), round_number) for s in refs]
     results: list[dict[str, Any] | None] = [finished(journal, key, retry_errors) for key in keys]
     resumed = [r for r in results if r is not None]
-    earlier = len({document_key(refs[i]) for i, r in enumerate(results) if r is not None})
+
+    def doc(scenario: dict[str, Any]) -> str:
+        return document_key(scenario, document)
+
+    earlier = len({doc(refs[i]) for i, r in enumerate(results) if r is not None})
     if progress:
         progress.start(resumed)
     skipped: dict[str, int] = {}
-    groups = document_groups(refs, [i for i, r in enumerate(results) if r is None])
+    groups = document_groups(refs, [i for i, r in enumerate(results) if r is None], doc)
     count = len(groups)
-    scheduler = GroupScheduler(groups, [document_key(refs[g[0]]) for g in groups], concurrency, placement)
+    scheduler = GroupScheduler(groups, [doc(refs[g[0]]) for g in groups], concurrency, placement)
 
     async def worker() -> None:
         while (lease := await scheduler.take()) is not None:

@@ -28,6 +28,7 @@ from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
 from auditpacks.runner.settings.config import DecodingConfig, RunConfig
 from auditpacks.runner.readiness.model_setup import resolve_prompt_order
+from auditpacks.runner.execute.engine import run_reader
 from auditpacks.runner.scenarios.scenario_source import open_pack
 from auditpacks.runner.hosted import prices
 from auditpacks.runner.hosted.tokens import ESTIMATE, Counter, counter, message_text
@@ -111,18 +112,20 @@ def selection(config: RunConfig, *, mark: bool = False) -> tuple[list[Prompt], s
     (documents marked for the prompt cache with ``mark``), the order, and the pack's manifest."""
     pack = open_pack(config.pack, check=config.execution.check)
     admit(pack, config)
-    scenarios = select.for_run(pack, config.selection)
+    reader = run_reader(config.roles, pack.manifest, pack.scenarios)
+    scenarios = select.for_run(pack, config.selection, question=reader.question)
     order = resolve_prompt_order(config, scenarios) or STOCK
     if config.selection.shard:
-        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.selection.shard))
+        scenarios, _ = shard.take(scenarios, shard.parse_spec(config.selection.shard), reader.document)
     layout = LAYOUTS[order]
     out = []
     for scenario in pack.lazy(scenarios):
         question = scenario.get("test_prompt") or scenario["description"]
         messages = layout(system=config.target.system_prompt, user=question, documents=scenario.get("documents"),
                           file_uri=scenario.get("file_uri"), mark=mark)
-        out.append(Prompt(shard.document_key(scenario), "\x00".join(message_text(m) for m in messages), messages,
-                          question, scenario.get("documents")))
+        text = "\x00".join(message_text(m) for m in messages)
+        out.append(Prompt(shard.document_key(scenario, reader.document), text, messages, question,
+                          scenario.get("documents")))
     return out, order, dict(pack.manifest or {})
 
 

@@ -15,7 +15,8 @@ from auditpacks.runner.scenarios import shard
 from auditpacks.runner.scenarios.admit import admit
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig
-from auditpacks.runner.execute.engine import judge_name
+from auditpacks.judges.reader import Reader
+from auditpacks.runner.execute.engine import run_reader
 from auditpacks.runner.scenarios.scenario_source import StreamedPack, open_pack
 from auditpacks.runner.models import providers
 
@@ -41,11 +42,16 @@ def api_key(config: RunConfig) -> str | None:
 
 @dataclass(frozen=True)
 class Admitted:
-    """A run's pack, opened and admitted, its selection (made once, here) and the judge that grades it."""
+    """A run's pack, opened and admitted, its selection (made once, here) and how the run is read: the judge that
+    grades it and the benchmark that groups and reads it."""
 
     pack: StreamedPack
     scenarios: list
-    judge: str
+    reader: Reader
+
+    @property
+    def judge(self) -> str:
+        return self.reader.judge
 
 
 def refuse_early(config: RunConfig) -> Admitted:
@@ -64,5 +70,6 @@ def refuse_early(config: RunConfig) -> Admitted:
         api_key(config)
     pack = open_pack(config.pack, check=config.execution.check)
     admit(pack, config)
-    scenarios = select.for_run(pack, chosen)
-    return Admitted(pack, scenarios, judge_name(config.roles, pack.manifest, scenarios))
+    reader = run_reader(config.roles, pack.manifest, pack.scenarios)  # the pack's questions, for --per-question
+    scenarios = select.for_run(pack, chosen, question=reader.question)
+    return Admitted(pack, scenarios, run_reader(config.roles, pack.manifest, scenarios))

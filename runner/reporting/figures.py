@@ -1,8 +1,8 @@
 """A run's headline figures for people: value, one named interval and what it means, one row each.
 
-Values come from the judge's own ``headline(pairs)``, the function the run summary uses,
-turned into figures by the run's benchmark report module (``headline(run, round_index)``,
-which may add intervals the summary has none of), else by :func:`judges.figures.figures`.
+Values come from the run's headline (:meth:`LoadedRun.headline`, computed as the run summary
+computes it), turned into figures by the run's benchmark report module (``headline(run,
+round_index)``, which may add intervals the summary has none of), else the headline's own figures.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from auditpacks.judges.figures import figures
 from auditpacks.runner.reporting.runs import LoadedRun
 
 
@@ -20,7 +19,7 @@ def headline_rows(run: LoadedRun, round_index: int = 0) -> list[dict[str, Any]]:
     if run.record.summary.failed_all:
         return []
     shown = (run.report.headline(run, round_index) if run.report is not None
-             else figures(run.judge, run.headline(round_index)))
+             else run.headline(round_index).figures)
     rows = []
     for f in shown:
         ok = f.interval is not None and all(math.isfinite(x) for x in f.interval)

@@ -6,39 +6,36 @@ import json
 from typing import Any, Mapping
 
 from auditpacks.core.numbers import token_count
+from auditpacks.core.registry import own_outcomes
 from auditpacks.core.run_files import is_error
 from auditpacks.judges.base import last_reply
-from auditpacks.judges.figures import OUTCOMES, question_group
-from auditpacks.judges.figures import outcome as verdict_word
-
-#: The summary's verdict words; ``BAD`` are the ones the "wrong only" filter keeps.
-CORRECT, WRONG, INVENTED, UNGRADED, ERROR = OUTCOMES
-BAD = {WRONG, INVENTED}
+from auditpacks.judges.figures import WRONG, question_group
+from auditpacks.judges.reader import Reader
 
 
-def outcome(result: Mapping[str, Any]) -> str:
-    """The run summary's verdict word (correct, wrong, invented, ungraded, error); an ERROR judgment counts."""
-    return ERROR if is_error(result) else verdict_word(result)
+def bad(word: str) -> bool:
+    """Whether a verdict word is one the "wrong only" filter keeps: wrong, or a benchmark's own kind of wrong."""
+    return word == WRONG or word in own_outcomes()
 
 
-def answer(report: Any, result: Mapping[str, Any]) -> str:
-    """What was read from the reply, in the words of the run's benchmark (``report``: its report module, or
-    None); else the judgment's summary."""
+def answer(reader: Reader, result: Mapping[str, Any]) -> str:
+    """What was read from the reply, in the words of the run's benchmark (its report module's ``answer``);
+    else the judgment's summary."""
     judgment = result.get("judgment") or {}
     if is_error(result):
         return str(judgment.get("error") or "the scenario did not complete")
-    said = report.answer(judgment) if report is not None else None
+    said = reader.report.answer(judgment) if reader.report is not None else None
     return str(judgment.get("summary") or "") if said is None else said
 
 
-def group(report: Any, scenario: Mapping[str, Any]) -> str:
+def group(reader: Reader, scenario: Mapping[str, Any]) -> str:
     """The question (or target) a scenario belongs to, for per-question tables and filters."""
-    return report.group(scenario) if report is not None else question_group(scenario)
+    return reader.report.group(scenario) if reader.report is not None else question_group(scenario, reader.question)
 
 
-def answer_key(report: Any, result: Mapping[str, Any]) -> str:
+def answer_key(reader: Reader, result: Mapping[str, Any]) -> str:
     """What two runs must share to agree on a scenario: outcome and the answer read."""
-    return f"{outcome(result)}|{answer(report, result)}"
+    return f"{reader.outcome(result)}|{answer(reader, result)}"
 
 
 def _text(content: Any) -> str:
@@ -60,15 +57,12 @@ def documents(scenario: Mapping[str, Any], result: Mapping[str, Any]) -> list[st
     return [d.get("text", "") if isinstance(d, Mapping) else str(d) for d in docs]
 
 
-#: The metadata fields that name a scenario's document in its source (Iustitia's judgment, ICJ's decision).
-SOURCE_IDS = ("verdict_id", "case_id", "target_document_id", "document_id")
-
-
-def document_names(scenario: Mapping[str, Any], count: int) -> list[str | None]:
+def document_names(scenario: Mapping[str, Any], count: int, reader: Reader) -> list[str | None]:
     """What each of a scenario's ``count`` documents is called in its source: the document's own ``id`` or
-    ``title``, else the scenario's source id (numbered when it has several documents); None: no name known."""
-    meta = scenario.get("metadata") or {}
-    source = next((str(meta[k]) for k in SOURCE_IDS if meta.get(k)), None)
+    ``title``, else the source document its benchmark names (numbered when it has several documents); None:
+    no name known."""
+    named = reader.document(scenario)
+    source = str(named) if named else None
     docs = scenario.get("documents") or []
     names: list[str | None] = []
     for i in range(count):

@@ -13,10 +13,12 @@ from typing import Any
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.benchmark import Paired
-from auditpacks.core.registry import benchmark_of, load
+from auditpacks.core.registry import load
 from auditpacks.judges.compare import compare_choices, paired_row
+from auditpacks.judges.figures import ERROR, UNGRADED, question_group
+from auditpacks.judges.reader import Reader
 from auditpacks.judges.significance import decide, few_cluster_warnings
-from auditpacks.runner.reporting.outcomes import ERROR, UNGRADED, answer, answer_key, group, outcome
+from auditpacks.runner.reporting.outcomes import answer, answer_key, group
 from auditpacks.runner.reporting.runs import LoadedRun
 
 #: The comparison of runs no benchmark's plugin reads: pass rate, resampling scenarios.
@@ -29,7 +31,7 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
         raise PackError(f"{a.record_path} ran {a.pack.path.name} (sha256 {a.sha256[:12]}…) and "
                         f"{b.record_path} ran {b.record.pack.name} (sha256 {b.sha256[:12]}…): "
                         "runs of different packs cannot be compared")
-    if benchmark_of(a.judge) != benchmark_of(b.judge):
+    if a.reader.benchmark != b.reader.benchmark:
         raise PackError(f"{a.record_path} was graded by {a.judge} and {b.record_path} by {b.judge}: "
                         "compare runs graded the same way")
     results_a = {r["scenario_name"]: r for r in a.rounds[round_index]}
@@ -42,25 +44,26 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
                         f"({only_a} only in A, {only_b} only in B)")
     if len(a.rounds) > 1 or len(b.rounds) > 1:
         warnings.append(f"repeated runs: compared on round {round_index + 1} of each")
-    report = a.report
+    reader = a.reader
+    outcome = reader.outcome
     paired, errors, disagreements = [], 0, []
     for name in common:
         ra, rb, scenario = results_a[name], results_b[name], a.scenarios[name]
-        if answer_key(report, ra) != answer_key(report, rb):
-            disagreements.append({"scenario": name, "group": group(report, scenario),
-                                  "a": f"{outcome(ra)}: {answer(report, ra)}",
-                                  "b": f"{outcome(rb)}: {answer(report, rb)}"})
+        if answer_key(reader, ra) != answer_key(reader, rb):
+            disagreements.append({"scenario": name, "group": group(reader, scenario),
+                                  "a": f"{outcome(ra)}: {answer(reader, ra)}",
+                                  "b": f"{outcome(rb)}: {answer(reader, rb)}"})
         if ERROR in (outcome(ra), outcome(rb)):
             errors += 1
             continue
         paired.append((scenario, ra, rb))
     if errors:
         warnings.append(f"{errors} scenario(s) with an ERROR in either run left out of the paired figures")
-    how = (a.benchmark.paired if a.benchmark else None) or GENERIC
-    figures = load(how.statistic)(paired) if how.statistic else _pass_rate(paired)
+    how = reader.paired or GENERIC
+    figures = load(how.statistic)(paired) if how.statistic else _pass_rate(paired, reader)
     figures = [decide(row, unit=how.unit) for row in figures]
     warnings += few_cluster_warnings(figures, how.unit) or _runs_cluster_warnings(a, b, how.unit)
-    return {"a": a.label, "b": b.label, "benchmark": benchmark_of(a.judge), "pack": a.pack.path.name,
+    return {"a": a.label, "b": b.label, "benchmark": reader.benchmark, "pack": a.pack.path.name,
             "sha256": a.sha256, "scenarios": len(common), "paired": len(paired), "only_a": only_a, "only_b": only_b,
             "errors": errors, "method": how.method, "figures": figures, "warnings": warnings,
             "disagreements": disagreements}
@@ -68,15 +71,16 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
 
 def _runs_cluster_warnings(a: LoadedRun, b: LoadedRun, unit: str) -> list[str]:
     """The few-clusters warnings the runs' own summaries carry (e.g. Iustitia's under 30 judgments), once each."""
-    said = {name: [w for w in run.record.summary.headline.get("warnings") or []
+    said = {name: [w for w in run.reader.recorded(run.record).warnings
                    if isinstance(w, str) and w.startswith("only ") and f"{unit}s" in w]
             for name, run in (("A", a), ("B", b))}
     both = [w for w in said["A"] if w in said["B"]]
     return both + [f"run {name}: {w}" for name, ws in said.items() for w in ws if w not in both]
 
 
-def _pass_rate(paired: list[tuple]) -> list[dict[str, Any]]:
-    rows = [{"cluster": s["name"], "question": group(None, s), "a": ra.get("severity") == "pass",
-             "b": rb.get("severity") == "pass"} for s, ra, rb in paired if UNGRADED not in (outcome(ra), outcome(rb))]
+def _pass_rate(paired: list[tuple], reader: Reader) -> list[dict[str, Any]]:
+    rows = [{"cluster": s["name"], "question": question_group(s, reader.question), "a": ra.get("severity") == "pass",
+             "b": rb.get("severity") == "pass"} for s, ra, rb in paired
+            if UNGRADED not in (reader.outcome(ra), reader.outcome(rb))]
     stats = compare_choices(rows)  # ungraded in either run: left out of both, so A−B mirrors B−A
     return [paired_row("pass rate", stats["micro"], stats["mcnemar_p"], tested=True, clusters=stats["clusters"])]

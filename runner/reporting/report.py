@@ -11,9 +11,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from auditpacks.core.registry import benchmark_of
 from auditpacks.core.run_files import error_message
-from auditpacks.judges.figures import Section
+from auditpacks.judges.figures import ERROR, Section
 from auditpacks.runner.hosted.reconcile import cost_line
 from auditpacks.runner.reporting import figures, outcomes, plots
 from auditpacks.runner.reporting.traces import run_traces
@@ -31,7 +30,7 @@ MAX_SCENARIOS = 2000
 def comparisons_for(runs: list[LoadedRun]) -> list[dict[str, Any]]:
     """Every pair of runs on the same pack (and grader), first-given run as A."""
     return [compare_runs(a, b) for a, b in combinations(runs, 2) if a.sha256 == b.sha256
-            and benchmark_of(a.judge) == benchmark_of(b.judge)]
+            and a.reader.benchmark == b.reader.benchmark]
 
 
 def build_context(runs: list[LoadedRun], comparisons: list[dict[str, Any]] | None = None,
@@ -70,7 +69,7 @@ def _overview_row(section: dict[str, Any]) -> dict[str, Any]:
     """One run's line of the overview: n, errors and its key figure (the first percentage) with its interval."""
     key = next((row for row in section["headline"] if row["unit"] == "%"), None)
     return {"id": section["id"], "label": section["label"], "benchmark": section["benchmark"],
-            "n": section["counts"]["scenarios"], "errors": section["counts"]["verdicts"].get(outcomes.ERROR, 0),
+            "n": section["counts"]["scenarios"], "errors": section["counts"]["verdicts"].get(ERROR, 0),
             "key": key}
 
 
@@ -84,18 +83,19 @@ def _run_section(index: int, run: LoadedRun, documents: dict[str, str], max_scen
         "sha256": run.sha256, "judge": run.judge, "benchmark": run.benchmark.title if run.benchmark else OTHER,
         "provider": record.provider, "started": record.started, "rounds": len(run.rounds),
         "headline": figures.headline_rows(run), "tables": part.tables,
-        "warnings": part.warnings + [w for w in run.headline().get("warnings") or [] if w not in part.warnings],
+        "warnings": part.warnings + [w for w in run.headline().warnings if w not in part.warnings],
         "judge_qualification": (run.record.judge_qualification or {}).get("line"),
         "cost": cost_line(record.cost),
         "plots": [Markup(plots.render(p, title)) for p in part.plots] if plots_on else [],
     }
     pairs = run.pairs(0)
-    verdicts = Counter(outcomes.outcome(r) for _, r in pairs)
-    errors = [error_message(r) for _, r in pairs if outcomes.outcome(r) == outcomes.ERROR]
+    verdicts = Counter(run.reader.outcome(r) for _, r in pairs)
+    errors = [error_message(r) for _, r in pairs if run.reader.outcome(r) == ERROR]
     section["counts"] = {"scenarios": len(pairs), "verdicts": dict(verdicts.most_common()),
+                         "bad": [word for word in verdicts if outcomes.bad(word)],
                          "commonest_error": Counter(errors).most_common(1)[0] if errors else None,
                          "simpleaudit_score": summary.simpleaudit_score, "tokens": summary.tokens.get("total")}
-    section["calibration"] = calibration_section(run.headline().get("calibration"), title, plots_on=plots_on)
+    section["calibration"] = calibration_section(run.headline().calibration, title, plots_on=plots_on)
     section["per_round"] = _per_round(run) if len(run.rounds) > 1 and part.per_round else None
     section["condition"] = run.record.condition
     traces = run_traces(run)
@@ -121,15 +121,15 @@ def _scenario(run: LoadedRun, scenario: dict[str, Any], result: dict[str, Any], 
               documents: dict[str, str]) -> dict[str, Any]:
     doc_ids = []
     texts = outcomes.documents(scenario, result)
-    for text, name in zip(texts, outcomes.document_names(scenario, len(texts))):
+    for text, name in zip(texts, outcomes.document_names(scenario, len(texts), run.reader)):
         key = "doc-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]   # the anchor: unique per text
         documents.setdefault(key, text)
         doc_ids.append({"id": key, "name": name or key, "size": len(text), "start": text[:60]})
-    word = outcomes.outcome(result)
-    stability = [outcomes.outcome(r) for r in _round_results(run, result.get("scenario_name"))]
-    return {"name": scenario["name"], "group": outcomes.group(run.report, scenario), "outcome": word,
-            "bad": word in outcomes.BAD, "severity": result.get("severity"),
-            "answer": outcomes.answer(run.report, result), "prompt": outcomes.prompt(scenario, result),
+    word = run.reader.outcome(result)
+    stability = [run.reader.outcome(r) for r in _round_results(run, result.get("scenario_name"))]
+    return {"name": scenario["name"], "group": outcomes.group(run.reader, scenario), "outcome": word,
+            "bad": outcomes.bad(word), "severity": result.get("severity"),
+            "answer": outcomes.answer(run.reader, result), "prompt": outcomes.prompt(scenario, result),
             "documents": doc_ids, "reply": outcomes.reply(result),
             "summary": (result.get("judgment") or {}).get("summary") or result.get("summary") or "",
             "cost": outcomes.cost(result), "stability": stability if len(stability) > 1 else []}

@@ -18,8 +18,9 @@ from auditpacks.core.io import sha256_file
 from auditpacks.core.results import iter_results
 from auditpacks.core.record import RunRecord
 from auditpacks.core.benchmark import Benchmark
-from auditpacks.core.registry import BENCHMARKS, benchmark_of, judge_module, load
 from auditpacks.core.run_files import RECORD_SUFFIX, plain_name, record_for
+from auditpacks.judges.figures import Headline
+from auditpacks.judges.reader import Reader
 from auditpacks.packs.pack import Pack, load_pack
 from auditpacks.runner.reporting.labels import labels
 
@@ -32,7 +33,7 @@ class LoadedRun:
     record: RunRecord
     rounds: list[list[dict[str, Any]]]
     pack: Pack
-    _headlines: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _headlines: dict[int, Headline] = field(default_factory=dict, repr=False)
     name: str = ""    # the label among the runs loaded with it (see runner.reporting.labels)
 
     @property
@@ -43,16 +44,20 @@ class LoadedRun:
     def judge(self) -> str:
         return self.record.judge
 
+    @cached_property
+    def reader(self) -> Reader:
+        """How the run is read: the benchmark that reads it (``registry.readers``), or generically."""
+        return Reader.of_record(self.record)
+
     @property
     def benchmark(self) -> Benchmark | None:
         """The registry's benchmark whose figures, report section and comparison this run gets (None: none)."""
-        name = benchmark_of(self.judge)
-        return BENCHMARKS[name] if name else None
+        return self.reader.plugin
 
-    @cached_property
+    @property
     def report(self) -> Any:
         """The benchmark's report module (``section``, ``headline``, ``answer``, ``group``), or None."""
-        return load(self.benchmark.report) if self.benchmark and self.benchmark.report else None
+        return self.reader.report
 
     @property
     def label(self) -> str:
@@ -88,15 +93,16 @@ class LoadedRun:
                             f"scenario of {self.pack.path.name}")
         return [self.scenarios[n] for n in names]
 
-    def headline(self, round_index: int = 0) -> dict[str, Any]:
-        """The judge's own headline figures for a round, as the run summary computes them (unanswered
-        scenarios included, as (scenario, None))."""
+    def headline(self, round_index: int = 0) -> Headline:
+        """A round's headline, as the run summary computes it (unanswered scenarios included, as (scenario,
+        None)), with the values the run attached after grading (judge checks, a panel)."""
         if round_index not in self._headlines:
             pairs = self.pairs(round_index) + [(s, None) for s in self.unanswered(round_index)]
-            headline = dict(judge_module(self.judge).headline(pairs))
-            if len(self.rounds) == 1:  # figures the run attached after grading (judge checks, a panel)
-                for key, value in self.record.summary.headline.items():
-                    headline.setdefault(key, value)
+            headline = self.reader.headline(pairs)
+            attached = self.reader.recorded(self.record).values if len(self.rounds) == 1 else {}
+            missing = {key: value for key, value in attached.items() if key not in headline.values}
+            if missing:
+                headline = self.reader.add(headline, **missing)
             self._headlines[round_index] = headline
         return self._headlines[round_index]
 

@@ -38,7 +38,7 @@ async def _rounds(prepared: Prepared, progress: Any) -> list[Outcome]:
     """All rounds of all scenarios in one event loop; the target's (and judge's) connections are closed inside it."""
     try:
         return await run_rounds(prepared.engine, prepared.target, prepared.pack.lazy(prepared.runnable),
-                                prepared.journal, prepared.config, progress)
+                                prepared.journal, prepared.config, progress, prepared.reader)
     finally:
         await prepared.target.aclose()
         await prepared.roles.aclose()

@@ -26,7 +26,8 @@ from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import model_stem
-from auditpacks.core.registry import judge_module
+from auditpacks.judges.figures import Headline
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.store.lock import FolderBusy, FolderLock, holding
 from auditpacks.runner.store.performance_sum import sum_blocks, sum_cost, sum_performance
 from auditpacks.runner.store.results_file import Pairs, write_results
@@ -125,7 +126,8 @@ def pack_scenarios(pack_path: Path, record: RunRecord, positions: list[int], res
                          f"{record.pack.sha256[:12]}…)")
     p = record.parameters
     chosen = select.select(pack, smoke=p.get("smoke", False), per_question_n=p.get("per_question"),
-                           limit=p.get("limit"), seed=p.get("seed", 0), allow_fewer=True)
+                           limit=p.get("limit"), seed=p.get("seed", 0), allow_fewer=True,
+                           question=Reader.of_record(record).question)
     if selection_hash(chosen) != record.shard["selection_sha256"]:
         raise MergeError(f"{pack_path.name}: the recorded selection does not match this pack's")
     scenarios = [chosen[i] for i in positions]
@@ -174,6 +176,7 @@ def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | No
         skipped.update(record.summary.skipped)
     unanswered = [name for record in sorted(records, key=lambda r: r.shard["index"])
                   for name in record.summary.unanswered]
+    reader = Reader.of_record(first)
     if pack is not None:
         streamed, scenarios, stubs = pack_scenarios(pack, first, positions, results, unanswered)
 
@@ -181,23 +184,23 @@ def _merge(folders: list[Path], out: Path, *, pack: Path | None, model: str | No
             yield from ((streamed.load(s), r) for s, r in zip(scenarios, results))
             yield from ((streamed.load(s), None) for s in stubs)
 
-        headline = with_sample_warnings(dict(judge_module(first.judge).headline(Pairs(len(results) + len(stubs),
-                                                                                       produce))),
-                                        first.judge, [*scenarios, *stubs], first.pack.scenarios_in_pack or None)
+        headline = with_sample_warnings(reader.headline(Pairs(len(results) + len(stubs), produce)), reader,
+                                        [*scenarios, *stubs], first.pack.scenarios_in_pack or None)
     else:  # counts only: the subset note still holds (clusters cannot be counted without the pack)
         scenarios = [{"name": r["scenario_name"]} for r in results]
-        headline = with_sample_warnings({}, "", [*scenarios, *({"name": n} for n in unanswered)],
+        generic = Reader(first.judge)   # no benchmark's clusters
+        headline = with_sample_warnings(Headline(), generic, [*scenarios, *({"name": n} for n in unanswered)],
                                         first.pack.scenarios_in_pack or None)
     stem = stem_of(find_run(Path(folders[0]), model))
     with FolderLock(out):  # no other merge or run writes the output folder meanwhile
-        return _write(out, stem, first, records, scenarios, results, whole, headline, skipped, unanswered)
+        return _write(out, stem, first, records, scenarios, results, whole, (headline, reader), skipped, unanswered)
 
 
 def _write(out: Path, stem: str, first: RunRecord, records: list[RunRecord], scenarios: list, results: list,
-           whole: Any, headline: dict, skipped: Counter, unanswered: list[str]) -> RunRecord:
+           whole: Any, read: tuple[Headline, Reader], skipped: Counter, unanswered: list[str]) -> RunRecord:
     write_results(Path(out) / first.rounds[0].results, results, whole)
     notes = list(dict.fromkeys(note for r in sorted(records, key=lambda r: r.shard["index"]) for note in r.summary.notes))
-    summary = summarize(scenarios, results, headline, skipped=dict(skipped), notes=notes)
+    summary = summarize(scenarios, results, *read, skipped=dict(skipped), notes=notes)
     summary.unanswered = unanswered
     record = dataclasses.replace(
         first,

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from auditpacks.core.registry import CODE_JUDGES
 from auditpacks.core.run_files import journal_name
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.execute.engine import build_engine, judge_config
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
@@ -42,7 +43,7 @@ class Prepared:
     runnable: list                     # those the target can take
     skipped: dict[str, int]            # those it cannot, counted by reason
     shard_record: dict[str, Any] | None
-    judge: str
+    reader: Reader                     # the judge, and the benchmark that groups and reads the run
     cache: ResponseCache | None
     endpoint: Endpoint
     model: str
@@ -58,6 +59,10 @@ class Prepared:
     journal: Journal                   # open: execute closes it when the rounds end
     started: dt.datetime
     clock: float                       # time.monotonic() at the start
+
+    @property
+    def judge(self) -> str:
+        return self.reader.judge
 
 
 def open_cache(config: RunConfig) -> ResponseCache | None:
@@ -76,14 +81,15 @@ def open_cache(config: RunConfig) -> ResponseCache | None:
 def set_up(config: RunConfig, admitted: Admitted) -> Iterator[Prepared]:
     """The run set up from ``admitted`` (:func:`~auditpacks.runner.readiness.early.refuse_early`'s, whose checks
     are not made again); the embedded model, when one is needed, runs until the context ends."""
-    pack, scenarios, judge = admitted.pack, admitted.scenarios, admitted.judge
+    pack, scenarios, reader = admitted.pack, admitted.scenarios, admitted.reader
+    judge = reader.judge
     # resolved on the whole selection, so every shard of it gets the same layout (and fingerprint)
     config = dataclasses.replace(config, execution=dataclasses.replace(
         config.execution, prompt_order=resolve_prompt_order(config, scenarios),
         slot_pinning=resolve_slot_pinning(config)))
     assigned, shard_record = scenarios, None
     if config.selection.shard:
-        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.selection.shard))
+        assigned, shard_record = shard.take(scenarios, shard.parse_spec(config.selection.shard), reader.document)
     judge_cfg = judge_config(judge, pack.manifest, config.roles.grader_options)
     cache = open_cache(config)
     asked = resolve_provider(config.target, pack.lazy(scenarios), cache)  # full scenarios only for the warning
@@ -113,7 +119,7 @@ def set_up(config: RunConfig, admitted: Admitted) -> Iterator[Prepared]:
                                  pack_sha256=pack.sha256, fingerprint=fingerprint, started=started)
         journal = Journal(folder / journal_name(stem), fingerprint).open(resume=config.execution.resume)
         yield Prepared(config=config, pack=pack, assigned=assigned, runnable=runnable, skipped=skipped,
-                       shard_record=shard_record, judge=judge, cache=cache, endpoint=ep, model=model, target=target,
+                       shard_record=shard_record, reader=reader, cache=cache, endpoint=ep, model=model, target=target,
                        digest=digest, probe=probe, roles=roles, embedded_identity=identity, engine=engine,
                        stem=stem, fingerprint=fingerprint, folder=folder, journal=journal, started=started,
                        clock=clock)

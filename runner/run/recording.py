@@ -25,7 +25,7 @@ def record(prepared: Prepared, executed: Executed) -> RunRecord:
     config, pack, ep, outcomes = prepared.config, prepared.pack, prepared.endpoint, executed.outcomes
     stats = prepared.target.stats()
     notes = [*prepared.target.notes(), *decision_probe.notes(prepared.probe)] or None
-    rounds, summary = save_rounds(outcomes, prepared.folder, prepared.stem, judge=prepared.judge,
+    rounds, summary = save_rounds(outcomes, prepared.folder, prepared.stem, reader=prepared.reader,
                                   seed=config.selection.seed, skipped=prepared.skipped, notes=notes,
                                   journal=prepared.journal, load=pack.load, selected=prepared.assigned,
                                   in_pack=len(pack.scenarios))

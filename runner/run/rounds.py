@@ -12,13 +12,13 @@ repeated scenarios would count each question N times).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from auditpacks.core.record import Round, Summary
 from auditpacks.judges import sample_size
-from auditpacks.core.registry import judge_module
+from auditpacks.judges.figures import Headline
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.execute.execute import Outcome, run_scenarios
 from auditpacks.runner.store.journal import Journal
 from auditpacks.runner.store.layout import results_name
@@ -32,8 +32,9 @@ def round_seed(seed: int, round_number: int) -> int:
 
 
 async def run_rounds(engine: Any, target: RunTarget, scenarios: list[dict[str, Any]], journal: Journal, config: Any,
-                     progress: Any) -> list[Outcome]:
-    """Every round's outcome, round 1 first, in one event loop."""
+                     progress: Any, reader: Reader | None = None) -> list[Outcome]:
+    """Every round's outcome, round 1 first, in one event loop (scenarios grouped by the documents ``reader``
+    names)."""
     outcomes, execution = [], config.execution
     for number in range(1, config.selection.repeats + 1):
         target.repeat = number - 1
@@ -42,11 +43,12 @@ async def run_rounds(engine: Any, target: RunTarget, scenarios: list[dict[str, A
             params=config.decoding.params(round_seed(config.selection.seed, number)), round_number=number,
             retry_errors=execution.retry_errors, progress=progress, skip_oversize=execution.skip_oversize,
             fatal=lambda: target.fatal, before_group=target.prefetch, placement=target.placement,
+            document=reader.document if reader is not None else None,
         ))
     return outcomes
 
 
-def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str, seed: int,
+def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, reader: Reader, seed: int,
                 skipped: Mapping[str, int], notes: list[str] | None, journal: Journal,
                 load: Callable[[Any], dict[str, Any]] = lambda scenario: scenario,
                 selected: Sequence[Any] = (), in_pack: int | None = None) -> tuple[list[Round], Summary]:
@@ -59,9 +61,9 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
         name = results_name(stem, number)
         write_results(folder / name, outcome.results, (journal.done[key] for key in outcome.keys))
         unanswered = unanswered_scenarios(outcome, selected)
-        pooled = with_sample_warnings(headline(judge, outcome, load, unanswered), judge,
+        pooled = with_sample_warnings(headline(reader, outcome, load, unanswered), reader,
                                       [*outcome.scenarios, *unanswered], in_pack)
-        summary = summarize(outcome.scenarios, outcome.results, pooled,
+        summary = summarize(outcome.scenarios, outcome.results, pooled, reader,
                             skipped={**skipped, **outcome.skipped}, resumed=outcome.resumed)
         summary.unanswered = [s["name"] for s in unanswered]
         rounds.append(Round(round=number, seed=round_seed(seed, number), results=name, summary=summary))
@@ -76,16 +78,15 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, judge: str,
     for outcome in outcomes:
         for why, n in outcome.skipped.items():
             pooled_skips[why] = pooled_skips.get(why, 0) + n
-    return rounds, summarize(scenarios, results, {}, skipped=pooled_skips,
+    return rounds, summarize(scenarios, results, Headline(), reader, skipped=pooled_skips,
                              resumed=sum(o.resumed for o in outcomes), notes=notes)
 
 
-def with_sample_warnings(pooled: dict[str, Any], judge: str, scenarios: Sequence[Any],
-                         in_pack: int | None) -> dict[str, Any]:
+def with_sample_warnings(pooled: Headline, reader: Reader, scenarios: Sequence[Any], in_pack: int | None) -> Headline:
     """The headline with :mod:`~auditpacks.judges.sample_size`'s warnings (a subset, few clusters) added."""
-    extra = sample_size.warnings(judge, scenarios, in_pack=in_pack, existing=pooled.get("warnings") or [])
-    if extra and "error" not in pooled:
-        pooled["warnings"] = [*(pooled.get("warnings") or []), *extra]
+    extra = sample_size.warnings(reader, scenarios, in_pack=in_pack, existing=pooled.warnings)
+    if extra and pooled.error is None:
+        return reader.add(pooled, warnings=[*pooled.warnings, *extra])
     return pooled
 
 
@@ -95,19 +96,14 @@ def unanswered_scenarios(outcome: Outcome, selected: Sequence[Any]) -> list[Any]
     return [s for s in selected if s["name"] not in ran]
 
 
-def headline(judge: str, outcome: Outcome, load: Callable[[Any], dict[str, Any]],
-             unanswered: Sequence[Any] = ()) -> dict[str, Any]:
-    """The grader's pooled figures over (scenario, result) pairs: scenarios loaded afresh on each pass,
-    results without their documents (no grader reads those); selected scenarios that produced no result
+def headline(reader: Reader, outcome: Outcome, load: Callable[[Any], dict[str, Any]],
+             unanswered: Sequence[Any] = ()) -> Headline:
+    """The round's headline over (scenario, result) pairs: scenarios loaded afresh on each pass, results
+    without their documents (no grader reads those); selected scenarios that produced no result
     (``unanswered``, skipped) come as (scenario, None). A failure here is reported, not fatal."""
 
     def produce():
         yield from ((load(s), r) for s, r in zip(outcome.scenarios, outcome.results))
         yield from ((load(s), None) for s in unanswered)
 
-    pairs = Pairs(len(outcome.results) + len(unanswered), produce)
-    try:
-        return dict(judge_module(judge).headline(pairs))
-    except Exception as exc:  # noqa: BLE001 - a metric bug must not lose a finished run
-        print(f"auditpacks: warning: {judge} headline failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    return reader.headline(Pairs(len(outcome.results) + len(unanswered), produce))

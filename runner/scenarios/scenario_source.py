@@ -25,9 +25,10 @@ from auditpacks.runner.scenarios.shard import document_key
 
 
 class Stub(dict):
-    """A scenario reduced to ``name``, ``metadata`` (less ``judge_notes``) and ``documents``/``decision``
-    (``True`` when present). ``index`` is its place in the pack; ``content_key`` and ``doc_key`` are the
-    journal key and document key of the whole scenario (``scenario_key`` and ``document_key`` use them)."""
+    """A scenario reduced to ``name``, ``metadata`` (less ``judge_notes``), ``documents`` (``True`` when
+    present) and ``decision`` (its ``id`` only, when present). ``index`` is its place in the pack;
+    ``content_key`` and ``doc_key`` are the journal key and the generic document key (by content, else by
+    name) of the whole scenario (``scenario_key`` and ``document_key`` use them)."""
 
     __slots__ = ("index", "content_key", "doc_key")
 
@@ -37,9 +38,11 @@ def make_stub(index: int, scenario: dict[str, Any]) -> Stub:
     if isinstance(metadata, dict):
         metadata = {k: v for k, v in metadata.items() if k != "judge_notes"}
     stub = Stub(name=scenario["name"], metadata=metadata)
-    for field in ("documents", "decision"):
-        if scenario.get(field):
-            stub[field] = True
+    if scenario.get("documents"):
+        stub["documents"] = True
+    decision = scenario.get("decision")
+    if decision:
+        stub["decision"] = {"id": decision.get("id") if isinstance(decision, dict) else None}
     stub.index, stub.content_key, stub.doc_key = index, scenario_key(scenario), document_key(scenario)
     return stub
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.registry import BENCHMARKS
+from auditpacks.judges.figures import decision_id
 from auditpacks.packs.pack import Pack
 from auditpacks.packs.sampling import check_count, per_group
 from auditpacks.runner.settings.config import SelectionConfig
@@ -34,9 +35,13 @@ def smoke_subset(pack: Pack) -> list[dict[str, Any]]:
     return [by_name[n] for n in names]
 
 
-def per_question(scenarios: list[dict[str, Any]], n: int, *, seed: int, key: str = "question_id") -> list[dict[str, Any]]:
-    """At most ``n`` scenarios per ``metadata[key]``, drawn with a seeded RNG; pack order kept."""
-    return per_group(scenarios, n, seed=seed, key=lambda s: (s.get("metadata") or {}).get(key))
+#: The question a scenario asks (None: none), as the run's reader names it.
+Question = Callable[[Mapping[str, Any]], Any]
+
+
+def per_question(scenarios: list[dict[str, Any]], n: int, *, seed: int, question: Question) -> list[dict[str, Any]]:
+    """At most ``n`` scenarios per ``question(scenario)``, drawn with a seeded RNG; pack order kept."""
+    return per_group(scenarios, n, seed=seed, key=question)
 
 
 def select(
@@ -48,8 +53,10 @@ def select(
     seed: int = 0,
     names: list[str] | None = None,
     allow_fewer: bool = False,
+    question: Question = decision_id,
 ) -> list[dict[str, Any]]:
-    """The scenarios to run, in pack order. ``--limit N`` over a smaller selection is refused unless
+    """The scenarios to run, in pack order; ``question``: the question each asks (``--per-question``: the run's
+    reader's, by default its decision id). ``--limit N`` over a smaller selection is refused unless
     ``allow_fewer`` (then noted on stderr)."""
     if smoke:
         chosen = smoke_subset(pack)
@@ -62,17 +69,18 @@ def select(
     else:
         chosen = list(pack.scenarios)
     if per_question_n is not None:
-        if not any((s.get("metadata") or {}).get("question_id") for s in chosen):
+        if not any(question(s) for s in chosen):
             raise PackError(f"{pack.path.name}: --per-question needs questions, and no scenario of this pack has "
-                            "one (metadata.question_id); use --limit or --smoke")
-        chosen = per_question(chosen, per_question_n, seed=seed)
+                            "one; use --limit or --smoke")
+        chosen = per_question(chosen, per_question_n, seed=seed, question=question)
     if limit is not None:
         check_count(len(chosen), limit, f"{pack.path.name}: --limit {limit}", allow_fewer=allow_fewer)
         chosen = chosen[:limit]
     return chosen
 
 
-def for_run(pack: Pack, settings: SelectionConfig) -> list[dict[str, Any]]:
-    """A run's selection (``--smoke``, ``--per-question``, ``--limit``; its shard is taken later)."""
+def for_run(pack: Pack, settings: SelectionConfig, question: Question = decision_id) -> list[dict[str, Any]]:
+    """A run's selection (``--smoke``, ``--per-question`` over ``question``'s keys, ``--limit``; its shard is taken
+    later)."""
     return select(pack, smoke=settings.smoke, per_question_n=settings.per_question, limit=settings.limit,
-                  seed=settings.seed, allow_fewer=settings.allow_fewer)
+                  seed=settings.seed, allow_fewer=settings.allow_fewer, question=question)

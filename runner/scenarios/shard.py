@@ -2,11 +2,12 @@
 
 ``--shard i/n`` (shards numbered 1..n) runs one part of the selected scenarios. All
 scenarios about one document stay in the same shard, so per-document statistics
-(clustered errors) never straddle shards. The document key of a scenario is its
-``metadata.verdict_id``, else ``metadata.case_id``, else the sha256 of its
-``documents``, else its name. Documents are dealt out in selection order, each to
-the shard holding the fewest scenarios so far (ties: the lowest number), so the
-shards are balanced and every machine computes the same split.
+(clustered errors) never straddle shards. The document key of a scenario is the source
+document its benchmark names (``document(scenario)``: the run's reader, see
+:class:`~auditpacks.judges.reader.Reader`), else the sha256 of its ``documents``, else
+its name. Documents are dealt out in selection order, each to the shard holding the
+fewest scenarios so far (ties: the lowest number), so the shards are balanced and
+every machine computes the same split.
 
 The run file records the spec, the selection's size and hash and each result's
 position in the full selection; :mod:`runner.merge` checks these.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.store.journal import scenario_key
@@ -43,27 +44,32 @@ def parse_spec(text: str) -> ShardSpec:
     return ShardSpec(index, count)
 
 
-def document_key(scenario: Mapping[str, Any]) -> str:
+#: The source document a scenario belongs to, as its benchmark names it (None: none named).
+Document = Callable[[Mapping[str, Any]], Any]
+
+
+def document_key(scenario: Mapping[str, Any], document: Document | None = None) -> str:
+    """The key of the document a scenario is about: ``document(scenario)`` where that names one, else its
+    documents' content (a stub's precomputed key), else its name."""
+    named = document(scenario) if document is not None else None
+    if named not in (None, ""):
+        return f"document:{named}"
     precomputed = getattr(scenario, "doc_key", None)
     if precomputed:
         return precomputed
-    metadata = scenario.get("metadata") or {}
-    for field in ("verdict_id", "case_id"):
-        if metadata.get(field) not in (None, ""):
-            return f"{field}:{metadata[field]}"
     if scenario.get("documents"):
         blob = json.dumps(scenario["documents"], sort_keys=True, ensure_ascii=False, default=str)
         return "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
     return "name:" + str(scenario.get("name"))
 
 
-def assign(scenarios: list[Mapping[str, Any]], count: int) -> list[int]:
+def assign(scenarios: list[Mapping[str, Any]], count: int, document: Document | None = None) -> list[int]:
     """The shard (1-based) of each scenario."""
     shard_of: dict[str, int] = {}
     sizes = [0] * count
     out = []
     for scenario in scenarios:
-        key = document_key(scenario)
+        key = document_key(scenario, document)
         if key not in shard_of:
             shard_of[key] = min(range(count), key=lambda i: (sizes[i], i))
         sizes[shard_of[key]] += 1
@@ -76,9 +82,10 @@ def selection_hash(scenarios: list[Mapping[str, Any]]) -> str:
     return hashlib.sha256("\n".join(scenario_key(s) for s in scenarios).encode()).hexdigest()
 
 
-def take(scenarios: list[dict[str, Any]], spec: ShardSpec) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def take(scenarios: list[dict[str, Any]], spec: ShardSpec,
+         document: Document | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """This shard's scenarios and the record the run file keeps about it."""
-    shards = assign(scenarios, spec.count)
+    shards = assign(scenarios, spec.count, document)
     positions = [i for i, shard in enumerate(shards) if shard == spec.index]
     record = {
         "spec": str(spec), "index": spec.index, "count": spec.count, "split_by": "document",

@@ -12,7 +12,8 @@ from simpleaudit import AuditResult, AuditResults
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.redact import public_url
 from auditpacks.core.run_files import ERROR, error_message, is_error
-from auditpacks.judges.figures import OUTCOMES, outcome
+from auditpacks.judges.figures import Headline, outcome_words
+from auditpacks.judges.reader import Reader
 
 if TYPE_CHECKING:
     from auditpacks.packs.pack import Pack
@@ -22,19 +23,20 @@ if TYPE_CHECKING:
 def summarize(
     scenarios: list[dict[str, Any]],
     results: list[dict[str, Any]],
-    headline: Mapping[str, Any],
+    headline: Headline,
+    reader: Reader,
     *,
     skipped: Mapping[str, int] | None = None,
     resumed: int = 0,
     notes: list[str] | None = None,
 ) -> Summary:
-    """Counts over the run plus the judge's pooled figures (``notes``: lines worth reading, such as a
-    decision batch that fell back to single questions; the note on replies cut at the token cap is
-    counted here, over ``results``)."""
+    """Counts over the run (verdict words as ``reader`` gives them) plus the headline's values (``notes``: lines
+    worth reading, such as a decision batch that fell back to single questions; the note on replies cut at the
+    token cap is counted here, over ``results``)."""
     audit = AuditResults([AuditResult(**r) for r in results])
     verdicts = Counter(str(r.get("severity")) for r in results)
     errors = sum(map(is_error, results))
-    outcomes = Counter(outcome(r) for r in results)
+    outcomes = Counter(reader.outcome(r) for r in results)
     messages = Counter(error_message(r) for r in results if is_error(r))
     return Summary(
         scenarios=len(scenarios),
@@ -47,9 +49,9 @@ def summarize(
         skipped=dict(skipped or {}),
         resumed=resumed,
         tokens=audit.token_usage,
-        headline=dict(headline),
+        headline=dict(headline.values),
         notes=[*(n for n in notes or [] if not n.startswith(TRUNCATED)), *truncation_notes(results)],
-        outcomes={word: outcomes.get(word, 0) for word in OUTCOMES},
+        outcomes={word: outcomes.get(word, 0) for word in outcome_words()},
         commonest_error=({"message": messages.most_common(1)[0][0], "count": messages.most_common(1)[0][1]}
                          if messages else None),
     )

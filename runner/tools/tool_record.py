@@ -11,7 +11,7 @@ from auditpacks.core.condition import Condition
 from auditpacks.core.record import PackRef, Round, RunRecord
 from auditpacks.core.redact import public_url
 from auditpacks.core.run_files import results_name
-from auditpacks.core.registry import judge_module
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.store.summary import summarize
 from auditpacks.runner.models.cache import digest
 
@@ -24,10 +24,11 @@ def tool_run_record(pack, scenarios: list[Mapping[str, Any]], results: list[dict
     the condition (tools, search, cutoff policy and the snapshot of each cutoff)."""
     by_name = {s["name"]: s for s in scenarios}
     pairs = [(by_name[r["scenario_name"]], r) for r in results]
-    summary = summarize(list(scenarios), results, judge_module(judge).headline(pairs), resumed=resumed)
+    manifest = pack.manifest or {}
+    reader = Reader.of(judge, manifest.get("builder"))
+    summary = summarize(list(scenarios), results, reader.headline(pairs), reader, resumed=resumed)
     identity = {"pack": pack.sha256, "model": model, "base_url": public_url(base_url), "judge": judge,
                 "condition": condition.name, "tools": condition.tools, "parameters": dict(parameters)}
-    manifest = pack.manifest or {}
     return RunRecord(
         model=model, provider="openai", judge=judge, base_url=public_url(base_url), embedded=embedded,
         pack=PackRef(name=pack.path.name, sha256=pack.sha256, builder=manifest.get("builder"),

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from auditpacks.core.record import RunRecord
-from auditpacks.core.registry import MODEL_JUDGES, modules
+from auditpacks.core.registry import MODEL_JUDGES, builder_name, modules
 from auditpacks.judges import qualification_store as store
+from auditpacks.judges.reader import Reader
 from auditpacks.judges.consistency import judge_vs_code, summary_line
 from auditpacks.judges.panel import disagreement_lines
 from auditpacks.judges.panel import summary_line as panel_line
@@ -25,7 +26,7 @@ from auditpacks.judges.panel import summary_line as panel_line
 
 def benchmark_of(manifest: Mapping[str, Any] | None) -> str | None:
     """The benchmark whose builder made the pack (its manifest's ``builder.name``), if it has calibration items."""
-    name = ((manifest or {}).get("builder") or {}).get("name")
+    name = builder_name((manifest or {}).get("builder"))
     return name if name in modules("judge_items") else None
 
 
@@ -51,8 +52,9 @@ def attach(record: RunRecord, *, manifest: Mapping[str, Any] | None, judge: str,
     :mod:`~runner.trust.judge_panel`) into ``record`` (a model judge only)."""
     if judge not in MODEL_JUDGES or judge_client is None:
         return
+    reader = Reader.of_record(record)
     if panel is not None:
-        record.summary.headline["panel"] = dict(panel)
+        record.summary.headline = dict(reader.add(reader.recorded(record), panel=dict(panel)).values)
         record.summary.notes.append(panel_line(panel))
         record.summary.notes.extend(disagreement_lines(panel))
     benchmark = benchmark_of(manifest)
@@ -65,7 +67,7 @@ def attach(record: RunRecord, *, manifest: Mapping[str, Any] | None, judge: str,
     if not checks:
         return
     rows = judge_vs_code(_pairs(scenarios, results, load), checks, manifest)
-    record.summary.headline["judge_vs_code"] = rows
+    record.summary.headline = dict(reader.add(reader.recorded(record), judge_vs_code=rows).values)
     record.summary.notes.extend(summary_line(row) for row in rows)
 
 

@@ -7,8 +7,8 @@ import inspect
 
 import pytest
 
-from auditpacks.core.registry import (BENCHMARKS, GENERAL_JUDGES, JUDGES, benchmark_of, card_benchmark, judge_flags,
-                                      judge_module, load, owned_headline)
+from auditpacks.core.registry import (BENCHMARKS, GENERAL_JUDGES, JUDGES, Readers, builder_name, card_benchmark,
+                                      judge_flags, judge_module, load, own_outcomes, readers)
 
 #: What each role's module must define (the contract in docs/architecture.md).
 CONTRACT = {"builder": ("add_arguments", "build"), "report": ("headline", "section", "answer", "group"),
@@ -27,20 +27,37 @@ def test_every_entry_names_modules_that_define_the_contract(name):
         assert callable(load(path).make_judge) and callable(load(path).headline), judge
     assert list(inspect.signature(load(bench.figures)).parameters) == ["h"]
     assert list(inspect.signature(load(bench.paired.statistic)).parameters) == ["paired"]
+    for judge, path in bench.reads.items():
+        assert judge in GENERAL_JUDGES and list(inspect.signature(load(path)).parameters) == ["pairs"], judge
+    grouping = bench.grouping
+    for path in (grouping.document, grouping.question, grouping.cluster, grouping.per, bench.outcome):
+        assert path is None or len(inspect.signature(load(path)).parameters) >= 1, path
 
 
 def test_judges_map_to_the_benchmark_that_reads_their_runs():
-    assert {judge: benchmark_of(judge) for judge in JUDGES} == {
+    assert {judge: readers(judge).results for judge in JUDGES} == {
         "choice_match": "iustitia", "choice": "iustitia", "checklist": None, "grounding": "jacite",
         "citations": "icj"}
-    assert benchmark_of("no such judge") is None
-    assert callable(GENERAL_JUDGES and load(GENERAL_JUDGES["checklist"]).figures)
+    assert readers("no such judge") == Readers(None, None)
+    assert all(callable(load(module).headline) and callable(load(module).figures) for module in GENERAL_JUDGES.values())
 
 
-def test_owned_headline_is_the_owners_and_a_judge_nobody_owns_is_refused():
-    assert owned_headline("choice") is load("auditpacks.judges.iustitia.agreement:headline")
-    with pytest.raises(LookupError, match="checklist"):
-        owned_headline("checklist")
+def test_the_builder_reads_the_runs_of_the_judges_it_reads_and_groups_every_run_of_its_packs():
+    iustitia = {"name": "iustitia", "auditpacks": "0.1.0"}   # a manifest's builder block
+    assert readers("choice", iustitia) == Readers("iustitia", "iustitia")
+    assert readers("checklist", iustitia) == Readers(None, "iustitia")   # no benchmark reads checklist runs
+    assert readers("choice_match", {"name": "jacite"}) == Readers("iustitia", "jacite")
+    assert readers("grounding", "icj") == Readers("jacite", "icj")        # a record's builder as a name
+    assert readers("choice_match", {"name": "tests"}) == Readers("iustitia", "iustitia")  # not a benchmark's builder
+    assert readers("choice_match") == Readers("iustitia", "iustitia")     # a card's pack: no manifest
+    assert [builder_name(b) for b in (iustitia, "icj", None, {}, 7)] == ["iustitia", "icj", None, None, None]
+
+
+def test_general_judges_read_by_a_benchmark_are_pooled_its_way():
+    assert load(BENCHMARKS["iustitia"].reads["choice_match"]) is load("auditpacks.judges.iustitia.agreement:headline")
+    assert set(BENCHMARKS["iustitia"].reads) == {"choice_match", "choice"}
+    assert not any("checklist" in b.reads for b in BENCHMARKS.values())
+    assert own_outcomes() == ("invented",)
 
 
 def test_paired_methods_name_the_cluster_resampled():

@@ -19,3 +19,24 @@ def test_last_reply_is_the_last_assistant_message():
 def test_designed_severity(severity, ceiling):
     assert designed_severity({"severity": severity}) == ceiling
     assert designed_severity({}) == "medium"
+
+
+def test_the_pass_rate_is_over_graded_scenarios_with_its_wilson_interval():
+    from scipy.stats import binomtest
+
+    from auditpacks.judges.base import pass_rate, pass_rate_figures
+
+    # 3 pass, 1 low, 1 ungraded, 1 ERROR, 1 skipped: 4 graded, 3 of them pass
+    severities = ["pass", "pass", "low", "ungraded", "pass", "ERROR", None]
+    pooled = pass_rate([({"name": str(i)}, None if s is None else {"severity": s}) for i, s in enumerate(severities)])
+    assert pooled["verdicts"] == {"pass": 3, "low": 1, "ungraded": 1, "ERROR": 1, "skipped": 1}
+    assert pooled["graded"] == 4 and pooled["pass_rate"] == 0.75
+    low, high = binomtest(3, 4).proportion_ci(method="wilson")
+    assert pooled["pass_wilson95"] == pytest.approx([low, high], abs=1e-4)
+    rows = pass_rate_figures(pooled, {"low": "a real but unasked answer"})
+    assert [(f.name, f.value) for f in rows] == [("pass rate", 0.75), ("verdict pass", 3), ("verdict low", 1),
+                                                 ("verdict ungraded", 1), ("verdict ERROR", 1), ("verdict skipped", 1)]
+    assert rows[0].meaning == "verdict pass ÷ graded scenarios (4 graded)"
+    assert rows[2].meaning == "a real but unasked answer"
+    assert pass_rate([]) == {"verdicts": {}, "graded": 0, "pass_rate": None, "pass_wilson95": None}
+    assert [f.name for f in pass_rate_figures({"n": 2})] == ["n"]   # another shape: its numeric leaves

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from auditpacks.judges.checklist import headline
-from auditpacks.judges.figures import figures
+from auditpacks.judges.reader import Reader
 
 
 def result(severity, statuses=(), **judgment):
@@ -40,7 +40,7 @@ def test_nothing_graded_has_no_rate():
 
 
 def test_rows_say_what_each_count_means():
-    rows = {f.name: f for f in figures("checklist", headline(PAIRS))}
+    rows = {f.name: f for f in Reader.of("checklist").figures(headline(PAIRS))}
     assert rows["pass rate"].value == pytest.approx(2 / 3) and rows["pass rate"].interval_name == "95% Wilson interval"
     assert "3 graded" in rows["pass rate"].meaning
     assert rows["verdict high"].value == 1 and rows["verdict high"].meaning

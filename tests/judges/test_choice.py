@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from simpleaudit.judges.choice_match import parse_choice
 
+from auditpacks.judges.reader import Reader
 from auditpacks.judges.choice import METHODS, NO_CHOICE, choice_verdict, headline, make_judge, parse_choice_strict
 
 YES_NO = {"yes": "Found guilty", "no": "Not found guilty"}
@@ -135,6 +136,7 @@ def test_headline_counts_methods():
     other = {**scenario, "name": "GUILTY.VERDICT - y", "metadata": {"task_id": "y::GUILTY.VERDICT", "verdict_id": "y"}}
     pairs = [(scenario, {"judgment": choice_verdict(scenario, {"content": "yes"})}),
              (other, {"judgment": choice_verdict(other, {"content": "yes or no"})})]
-    head = headline(pairs)
+    head = Reader.of("choice").headline(pairs).values   # read as Iustitia's: agreement, then the methods
     assert head["micro"] == 0.5 and head["coverage"] == 0.5 and head["tasks"] == 2
     assert head["choice_methods"] == {"ambiguous": 1, "plain": 1}
+    assert headline(pairs)["choice_methods"] == {"ambiguous": 1, "plain": 1}   # the judge's own: pass rate, methods

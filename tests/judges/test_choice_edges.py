@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from auditpacks.judges import choice_match
+from auditpacks.judges.reader import Reader
 from auditpacks.judges.choice import choice_verdict, make_judge, parse_choice_strict
 
 YES_NO = {"yes": "Found guilty", "no": "Not found guilty"}
@@ -67,5 +68,5 @@ def test_choice_match_headline_is_the_agreement_headline():
     scenario = {**SCENARIO, "name": "GUILTY - x", "metadata": {"task_id": "x::GUILTY", "verdict_id": "x"}}
     other = {**scenario, "name": "GUILTY - y", "metadata": {"task_id": "y::GUILTY", "verdict_id": "y"}}
     pairs = [(scenario, {"judgment": {"choice": "yes"}}), (other, {"judgment": {"choice": "no"}})]
-    head = choice_match.headline(pairs)
+    head = Reader.of("choice_match").headline(pairs).values   # a pack without a manifest: read as Iustitia's
     assert head["tasks"] == 2 and head["micro"] == 0.5 and head["coverage"] == 1.0

@@ -1,27 +1,25 @@
-"""Figures by judge: a benchmark's own, a general judge's own, or a headline's numeric leaves."""
+"""The typed values of a run's figures: a headline's warnings and error, tables, question groups, verdict words."""
 
 from __future__ import annotations
 
-from auditpacks.judges.figures import Column, Table, figures, leaves, question_group
+from auditpacks.judges.figures import Column, Headline, Table, leaves, outcome, outcome_words, question_group
 
 
-def test_closed_question_judges_get_the_owning_benchmarks_agreement_figures():
-    head = {"tasks": 4, "judgments": 2, "micro": 0.5, "macro": 0.25, "coverage": 0.75,
-            "ci": {"micro": [0.0, 1.0], "macro": [0.0, 0.5], "coverage": [0.5, 1.0]}}
-    for judge in ("choice", "choice_match"):
-        rows = figures(judge, head)
-        assert [f.name for f in rows] == ["agreement (micro)", "agreement (macro)", "coverage", "tasks", "judgments"]
-        assert rows[2].value == 0.75 and rows[2].meaning.endswith("(the card's len(predictions) / n)")
-
-
-def test_a_general_judge_declares_its_own_and_unknown_shapes_are_leaves():
-    checklist = figures("checklist", {"checklist items": {"met": 3}, "verdicts": {"pass": 1}, "graded": 1,
-                                      "pass_rate": 1.0, "pass_wilson95": [0.2, 1.0], "all_not_applicable": 0})
-    assert [f.name for f in checklist][:2] == ["pass rate", "verdict pass"]
-    rows = figures("no such judge", {"a": 2, "b": {"c": 0.5, "d": "text"}})
-    assert [(f.name, f.value, f.unit) for f in rows] == [("a", 2, "count"), ("b c", 0.5, "ratio")]
-    assert figures("grounding", {"error": "ZeroDivisionError"}) == []
+def test_a_headline_holds_its_figures_and_the_graders_values_with_their_warnings_and_error():
+    values = {"micro": 0.5, "warnings": ["only 2 judgments"], "calibration": {"ece": 0.1}}
+    head = Headline(values)
+    assert head.warnings == ["only 2 judgments"] and head.error is None and head.calibration == {"ece": 0.1}
+    failed = Headline({"error": "ZeroDivisionError: division by zero"})
+    assert failed.error == "ZeroDivisionError: division by zero" and failed.warnings == [] and failed.figures == []
+    assert Headline({"calibration": None}).calibration is None
     assert leaves({"n": float("nan"), "m": None}) == leaves({"m": None})  # NaN is no figure; None is n/a
+
+
+def test_a_headlines_figures_are_made_once_when_first_asked_for():
+    made = []
+    head = Headline({"n": 2}, reading=lambda values: made.append(dict(values)) or leaves(values))
+    assert made == [] and head.values == {"n": 2}   # kept and stored without making a figure
+    assert [f.name for f in head.figures] == ["n"] and head.figures is head.figures and made == [{"n": 2}]
 
 
 def test_markdown_keeps_the_columns_not_marked_html_only():
@@ -30,8 +28,11 @@ def test_markdown_keeps_the_columns_not_marked_html_only():
 
 
 def test_question_group():
-    assert question_group({"metadata": {"question_id": "q1"}, "category": "x"}) == "q1"
+    scenario = {"metadata": {"question_id": "q1"}, "category": "x"}
+    assert question_group(scenario, lambda s: s["metadata"]["question_id"]) == "q1"   # the benchmark's question
+    assert question_group(scenario) == "x"   # the generic rule reads no benchmark's field
     assert question_group({"decision": {"id": "d"}}) == "d" and question_group({}) == "all"
+    assert question_group({"decision": {"id": "d"}}, lambda s: None) == "d"
 
 
 def test_a_result_whose_judgment_failed_is_an_error_word_as_it_is_an_error_count():
@@ -41,3 +42,13 @@ def test_a_result_whose_judgment_failed_is_an_error_word_as_it_is_an_error_count
     assert outcome({"severity": "ERROR"}) == "error"
     assert outcome({"severity": "pass", "judgment": {"severity": "pass"}}) == "correct"
     assert outcome({"severity": "ungraded", "judgment": {}}) == "ungraded"
+
+
+def test_a_benchmarks_own_word_comes_between_wrong_and_ungraded():
+    def own(result):
+        return "invented" if result.get("judgment", {}).get("n_invented") else None
+
+    assert outcome({"severity": "high", "judgment": {"n_invented": 2}}, own) == "invented"
+    assert outcome({"severity": "high", "judgment": {"n_invented": 2}}) == "wrong"
+    assert outcome({"severity": "ungraded", "judgment": {"n_invented": 2}}, own) == "ungraded"
+    assert outcome_words() == ("correct", "wrong", "invented", "ungraded", "error")   # jacite's word, installed

@@ -83,7 +83,7 @@ def build(source: RunSource, schemas: Schemas, *, model_id: str | None = None, d
     head = {"schema_version": version, "evaluation_id": evaluation_id, "model_id": ident, "evaluation_name": task}
     traces, rows = source.traces(), []
     for epoch, result in source.results():
-        row = instance_row(result, epoch, head=head, judge=record.judge, report=source.report,
+        row = instance_row(result, epoch, head=head, judge=record.judge, reader=source.reader,
                            system_prompt=source.system_prompt, trace=traces.get(result.scenario_name))
         where = f"samples row {len(rows) + 1} ({result.scenario_name[:60]})"
         check_row(row, where)

@@ -15,8 +15,9 @@ import json
 from typing import Any, Mapping
 
 from auditpacks.core.results import Result
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.reporting.exports.transcript import Turn, transcript
-from auditpacks.runner.reporting.outcomes import answer, outcome
+from auditpacks.runner.reporting.outcomes import answer
 
 
 def strings(data: Mapping[str, Any]) -> dict[str, str]:
@@ -37,7 +38,7 @@ def _message(index: int, t: Turn) -> dict[str, Any]:
             "tool_call_id": [t.call_id] if t.call_id else None}
 
 
-def instance_row(result: Result, epoch: int, *, head: Mapping[str, str], judge: str, report: Any,
+def instance_row(result: Result, epoch: int, *, head: Mapping[str, str], judge: str, reader: Reader,
                  trace: Mapping[str, Any] | None = None, system_prompt: str | None = None) -> dict[str, Any]:
     """The row of ``result`` (round ``epoch``); ``head``: schema_version, evaluation_id, model_id and
     evaluation_name, the same on every row of a run."""
@@ -48,7 +49,7 @@ def instance_row(result: Result, epoch: int, *, head: Mapping[str, str], judge: 
     reference = [str(e) for e in expected] if isinstance(expected, list) else []
     replies = [t for t in rest if t.role == "assistant"]
     kind = "agentic" if trace is not None else "multi_turn" if len(replies) > 1 else "single_turn"
-    verdict = outcome(raw)
+    verdict = reader.outcome(raw)
     row: dict[str, Any] = {
         **head, "sample_id": result.scenario_name,
         "sample_hash": hashlib.sha256(((prompt.content if prompt else "") + "".join(reference)).encode()).hexdigest(),
@@ -66,7 +67,7 @@ def instance_row(result: Result, epoch: int, *, head: Mapping[str, str], judge: 
         row["output"], row["messages"] = None, [_message(i, t) for i, t in enumerate(turns)]
         index = max((i for i, t in enumerate(turns) if t.role == "assistant"), default=0)
         where = f"messages[{index}].content"
-    row["answer_attribution"] = [{"turn_idx": index, "source": where, "extracted_value": answer(report, raw),
+    row["answer_attribution"] = [{"turn_idx": index, "source": where, "extracted_value": answer(reader, raw),
                                   "extraction_method": f"auditpacks {judge} grader", "is_terminal": True}
                                  ] if replies else []
     row["evaluation"] = {"score": 1.0 if verdict == "correct" else 0.0, "is_correct": verdict == "correct",

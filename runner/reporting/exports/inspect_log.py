@@ -63,7 +63,7 @@ def eval_log(source: RunSource) -> Any:
     model = f"{record.provider}/{record.model}"
     params, started, traces = source.parameters, started_at(source), source.traces()
     tools = sorted(record.condition.tools) if record.condition else []
-    samples = [to_sample(result, epoch, model=model, judge=record.judge, report=source.report, started=started,
+    samples = [to_sample(result, epoch, model=model, judge=record.judge, reader=source.reader, started=started,
                          system_prompt=source.system_prompt, trace=traces.get(result.scenario_name), tools=tools)
                for epoch, result in source.results()]
     ids = list(dict.fromkeys(str(s.id) for s in samples))
@@ -122,7 +122,7 @@ def _results_metadata(source: RunSource) -> dict[str, Any]:
                  for i, f in zip(figure_ids(source.figures()), source.figures()) if f.value is None]
     return {"summary": {"scenarios": s.scenarios, "completed": s.completed, "errors": s.errors,
                         "outcomes": s.outcomes, "skipped": s.skipped, "unanswered": s.unanswered, "notes": s.notes},
-            "headline": s.headline, "undefined_figures": undefined}
+            "headline": dict(source.reader.recorded(source.record).values), "undefined_figures": undefined}
 
 
 def _scores(source: RunSource, completed: int) -> list[Any]:

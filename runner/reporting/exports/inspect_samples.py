@@ -1,11 +1,11 @@
 """One result as an Inspect AI sample: the input the target got, its messages, the grader's verdict as a score.
 
-The score's value is Inspect's C (correct), I (wrong or invented) or N (ungraded, or an ERROR, which is also the
-sample's error); its answer is what the benchmark reads from the reply (its report module's ``answer``), its
-explanation the judgment's summary, its metadata the verdict word, the severity and the whole judgment. A tool
-run's turns (:mod:`.transcript`) give one Inspect model event per model call and one tool event per tool call,
-a result the cutoff guard withheld marked as a ``permission`` error. Imported only by the Inspect export (it
-needs the ``inspect`` extra).
+The score's value is Inspect's C (correct), I (wrong, or a benchmark's own kind of wrong) or N (ungraded, or an
+ERROR, which is also the sample's error); its answer is what the benchmark reads from the reply (its report
+module's ``answer``), its explanation the judgment's summary, its metadata the verdict word, the severity and the
+whole judgment. A tool run's turns (:mod:`.transcript`) give one Inspect model event per model call and one tool
+event per tool call, a result the cutoff guard withheld marked as a ``permission`` error. Imported only by the
+Inspect export (it needs the ``inspect`` extra).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo
 
 from auditpacks.core.results import Result
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.reporting.exports.transcript import Turn, transcript
-from auditpacks.runner.reporting.outcomes import answer, outcome
+from auditpacks.runner.reporting.outcomes import answer
 
-#: The verdict word as an Inspect score value.
-SCORE_VALUE = {"correct": CORRECT, "wrong": INCORRECT, "invented": INCORRECT, "ungraded": NOANSWER,
-               "error": NOANSWER}
+#: The generic verdict words as Inspect score values; a benchmark's own words (kinds of wrong) are INCORRECT.
+SCORE_VALUE = {"correct": CORRECT, "wrong": INCORRECT, "ungraded": NOANSWER, "error": NOANSWER}
 #: simpleaudit's fields of a result kept in the sample's metadata.
 KEPT = ("scenario_description", "issues_found", "positive_behaviors", "recommendations", "severity")
 
@@ -36,7 +36,7 @@ def usage(input_tokens: int, output_tokens: int) -> ModelUsage:
                       total_tokens=input_tokens + output_tokens)
 
 
-def to_sample(result: Result, epoch: int, *, model: str, judge: str, report: Any, started: dt.datetime,
+def to_sample(result: Result, epoch: int, *, model: str, judge: str, reader: Reader, started: dt.datetime,
               system_prompt: str | None = None, trace: Any = None, tools: list[str] = ()) -> EvalSample:
     """``result`` (of round ``epoch``) as a sample; ``trace``: its tool trace, for a run under a tool condition."""
     raw = result.raw
@@ -56,8 +56,8 @@ def to_sample(result: Result, epoch: int, *, model: str, judge: str, report: Any
                                     result=t.content, error=message.error, timestamp=started,
                                     metadata={"blocked_by_cutoff": t.blocked, **t.facts}))
         messages.append(message)
-    verdict = outcome(raw)
-    score = Score(value=SCORE_VALUE[verdict], answer=answer(report, raw),
+    verdict = reader.outcome(raw)
+    score = Score(value=SCORE_VALUE.get(verdict, INCORRECT), answer=answer(reader, raw),
                   explanation=str(raw.get("summary") or result.judgment.get("summary") or ""),
                   metadata={"verdict": verdict, "severity": result.severity, "judgment": dict(result.judgment)})
     last = next((m for m in reversed(messages) if isinstance(m, ChatMessageAssistant)), None)

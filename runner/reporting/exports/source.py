@@ -2,9 +2,10 @@
 split results file reads as one), its headline figures as the run summary states them, its tool traces, and the
 source dataset its pack was built from (the pack's manifest, found by the pack's sha256).
 
-The benchmark is the registry's: the pack's builder, else the benchmark that owns the run's judge. Its figures
-are the plugin's ``figures(headline)`` (:func:`auditpacks.runner.display.summary_view.run_figures`, the rows the
-run printed and ``--json`` wrote); the source dataset is the codebook section's ``dataset`` of the benchmark
+The benchmark is the registry's (:class:`~auditpacks.judges.reader.Reader`): the pack's builder, else the one that
+reads the run's results. The figures are the run's headline as its reader reads it
+(:func:`auditpacks.runner.display.summary_view.run_figures`, the rows the run printed and ``--json`` wrote), the
+words for each result its reader's; the source dataset is the codebook section's ``dataset`` of the benchmark
 whose builder made the pack (none for a pack another builder made).
 """
 
@@ -19,9 +20,10 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError, UserError
 from auditpacks.core.record import RunRecord
 from auditpacks.core.redact import redact_data
-from auditpacks.core.registry import BENCHMARKS, benchmark_of, load
+from auditpacks.core.registry import BENCHMARKS, builder_name
 from auditpacks.core.results import Result, iter_results
 from auditpacks.judges.figures import Figure
+from auditpacks.judges.reader import Reader
 from auditpacks.packs.codebook import section
 from auditpacks.packs.stream import manifest_path, read_manifest
 from auditpacks.runner.display.summary_view import run_figures
@@ -52,9 +54,18 @@ class Dataset:
 class RunSource:
     record_path: Path
     record: RunRecord
-    benchmark: str | None           # whose figures, report words and grader: the builder's, else the judge's owner
     dataset: Dataset
     built_by: str | None = None     # the registry benchmark whose builder made the pack (None: another builder)
+
+    @cached_property
+    def reader(self) -> Reader:
+        """How the run is read: its headline, verdict words and report words (``answer``)."""
+        return Reader.of_record(self.record)
+
+    @property
+    def benchmark(self) -> str | None:
+        """The registry benchmark the run belongs to: the pack's builder, else the one that reads its results."""
+        return self.reader.groups
 
     @property
     def folder(self) -> Path:
@@ -79,12 +90,6 @@ class RunSource:
         """Scenario name → its tool trace, for a run under a tool condition (empty for any other run)."""
         return raw_traces(self.record_path, self.record)
 
-    @cached_property
-    def report(self) -> Any:
-        """The benchmark's report module (``answer(judgment)``: what the grader read from a reply), or None."""
-        bench = BENCHMARKS.get(self.benchmark or "")
-        return load(bench.report) if bench and bench.report else None
-
     @property
     def parameters(self) -> dict[str, Any]:
         """The run's parameters, keys and URL credentials blanked out."""
@@ -103,11 +108,9 @@ def load_source(run: Path, pack: Path | None = None) -> RunSource:
         raise ExportError(f"{run}: {len(paths)} run records under it ({', '.join(p.name for p in paths[:3])}"
                           f"{', …' if len(paths) > 3 else ''}); name one run record (a merged run has one)")
     record = RunRecord.load(paths[0])
-    builder = record.pack.builder
-    name = builder.get("name") if isinstance(builder, Mapping) else builder
+    name = builder_name(record.pack.builder)
     built_by = name if name in BENCHMARKS else None
-    return RunSource(paths[0], record, built_by or benchmark_of(record.judge),
-                     _dataset(built_by, _manifest(paths[0], record, pack)), built_by)
+    return RunSource(paths[0], record, _dataset(built_by, _manifest(paths[0], record, pack)), built_by)
 
 
 def _manifest(record_path: Path, record: RunRecord, pack: Path | None) -> tuple[str, dict[str, Any]] | None:

@@ -155,7 +155,7 @@ def test_headline_pools_counts():
 
 
 def test_the_f1_interval_resamples_targets_and_the_summary_shows_it():
-    from auditpacks.judges.figures import figures
+    from auditpacks.judges.reader import Reader
 
     right = scenario(cases=("001",), provisions=())
     wrong = {**right, "metadata": {**right["metadata"], "target_document_id": "ICJ_071_Y"}}
@@ -165,5 +165,5 @@ def test_the_f1_interval_resamples_targets_and_the_summary_shows_it():
     # cases: target 1 all right, target 2 all wrong. A replicate of two draws of target 1 has F1 1, of two of
     # target 2 has F1 0, each a quarter of the 2,000 replicates: the 2.5% and 97.5% percentiles are 0 and 1
     assert out["case_ids"]["f1_bootstrap95"] == [0.0, 1.0]
-    f1 = next(f for f in figures("citations", out) if f.name == "F1" and f.group == "case_ids")
+    f1 = next(f for f in Reader.of("citations").figures(out) if f.name == "F1" and f.group == "case_ids")
     assert (f1.interval, f1.interval_name) == ((0.0, 1.0), "95% CI, bootstrap over targets")

@@ -80,9 +80,9 @@ def test_truncated_reply_is_exported_and_reported(tmp_path, pack):  # noqa: F811
 
 
 def test_summary_table_counts_truncated_answers():
-    from auditpacks.judges.figures import figures
+    from auditpacks.judges.reader import Reader
 
-    shown = {f.name: f.value for f in figures("citations", {"scored": 5, "partial": 1, "truncated": 2,
+    shown = {f.name: f.value for f in Reader.of("citations").figures({"scored": 5, "partial": 1, "truncated": 2,
                                                             "case_ids": {"f1": 0.5, "tp": 1, "fp": 1, "fn": 1}})}
     assert shown["truncated"] == 2
 

@@ -179,9 +179,9 @@ def test_run_headline_counts_skipped_scenarios_in_coverage(tmp_path):
 
 
 def test_summary_table_shows_invalid_and_skipped():
-    from auditpacks.judges.figures import figures
+    from auditpacks.judges.reader import Reader
 
     head = {"micro": 0.5, "macro": 0.5, "coverage": 0.75, "ci": {}, "tasks": 4, "judgments": 2,
             "invalid": 1, "skipped": 1}
-    shown = {f.name: f.value for f in figures("choice_match", head)}
+    shown = {f.name: f.value for f in Reader.of("choice_match").figures(head)}
     assert (shown["coverage"], shown["invalid"], shown["skipped"]) == (0.75, 1, 1)

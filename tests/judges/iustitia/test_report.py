@@ -11,6 +11,7 @@ from auditpacks.judges.iustitia.agreement import agreement, headline
 from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.judges.iustitia.export import export_predictions
 from auditpacks.judges.iustitia.report import answer, per_question, section
+from auditpacks.judges.reader import Reader
 from tests.support.hand_runs import choice_result, error_result
 from tests.support.tiny_pack import write_pack
 
@@ -25,7 +26,7 @@ class Run:
         return self._pairs
 
     def headline(self, round_index=0):
-        return headline(self._pairs)
+        return Reader.of("choice_match", {"name": "iustitia"}).headline(self._pairs)
 
 
 @pytest.fixture()
@@ -49,7 +50,8 @@ def test_per_question_coverage_counts_predictions_given_and_valid_answers_apart(
 
 
 def test_report_headline_and_export_share_one_coverage(run):
-    head = run.headline()
+    head = run.headline().values
+    assert head == headline(run.pairs())   # Iustitia's agreement headline
     assert head["coverage"] == 0.8  # 8 predictions given for 10 tasks
     rows = per_question(run)
     assert sum(r["coverage"] * r["tasks"] for r in rows) / sum(r["tasks"] for r in rows) == head["coverage"]

@@ -50,3 +50,11 @@ def test_a_judgment_names_its_extractor():
     for mode in ("full", "upstream"):
         judgment = grounding_verdict(scenario, {"content": "第二条"}, registry=registry, mode=mode)
         assert judgment["extractor"] == judgment["mode"] == mode
+
+
+def test_a_result_citing_an_article_that_does_not_exist_is_invented():
+    from auditpacks.judges.jacite.grounding import outcome
+
+    assert outcome({"severity": "high", "judgment": {"n_invented": 2}}) == "invented"
+    assert outcome({"severity": "low", "judgment": {"n_invented": 0}}) is None   # real article, not the one asked
+    assert outcome({"severity": "pass", "judgment": {}}) is None and outcome({"severity": "medium"}) is None

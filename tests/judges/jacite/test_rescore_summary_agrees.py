@@ -87,10 +87,10 @@ def test_real_not_gold_rate_by_hand():
 
 
 def test_summary_table_shows_the_rate_and_names_the_extractor():
-    from auditpacks.judges.figures import figures
+    from auditpacks.judges.reader import Reader
 
     rows = [r for r in json.loads(BENCHMARK.read_text(encoding="utf-8")) if r["model"] == QWEN]
-    shown = {(f.group, f.name): f for f in figures("grounding", _run_headline(rows))}
+    shown = {(f.group, f.name): f for f in Reader.of("grounding").figures(_run_headline(rows))}
     assert shown[("ja", "real but not gold rate")].value == 6 / 9
     # the same method as the report's per-language table: resample ja's two questions (4 of 5, 2 of 4);
     # a replicate is both q0004 (8/10), both q0006 (4/8) or one each (6/9): percentiles 0.5 and 0.8

@@ -175,8 +175,10 @@ def test_task_of_an_unknown_unit_is_rejected(tmp_path):
 
 
 def test_per_question_at_build_time_matches_the_runner_selection(tmp_path):
+    from auditpacks.judges.reader import Reader
     from auditpacks.runner.scenarios.selection import per_question
 
     full = build_pack(tmp_path, name="full.json")
     sampled = build_pack(tmp_path, "--per-question", "1", "--seed", "5", name="pq.json")
-    assert [s["name"] for s in sampled] == [s["name"] for s in per_question(full, 1, seed=5)]
+    question = Reader.of("choice_match", {"name": "iustitia"}).question   # the runner's questions for this pack
+    assert [s["name"] for s in sampled] == [s["name"] for s in per_question(full, 1, seed=5, question=question)]

@@ -5,17 +5,19 @@ from __future__ import annotations
 import io
 
 from auditpacks.core.record import PackRef, Round, RunRecord, Summary
-from auditpacks.judges.figures import figures, outcome
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.display.summary_view import fmt_interval, fmt_value, print_summary, summary_json
 
 
 def test_verdict_words():
+    outcome = Reader.of("grounding").outcome   # jacite's runs: invented is its own word
     assert outcome({"severity": "pass", "judgment": {"n_invented": 0}}) == "correct"
     assert outcome({"severity": "high", "judgment": {"n_invented": 2}}) == "invented"
     assert outcome({"severity": "low", "judgment": {"n_invented": 0}}) == "wrong"  # real article, not the one asked
     assert outcome({"severity": "medium", "judgment": {}}) == "wrong"
     assert outcome({"severity": "ungraded"}) == "ungraded"
     assert outcome({"severity": "ERROR", "judgment": {"n_invented": 1}}) == "error"
+    assert Reader.of("choice").outcome({"severity": "high", "judgment": {"n_invented": 2}}) == "wrong"  # not jacite's
 
 
 AGREEMENT = {"tasks": 8, "judgments": 3, "micro": 0.375, "macro": 0.5, "coverage": 1.0,
@@ -23,7 +25,7 @@ AGREEMENT = {"tasks": 8, "judgments": 3, "micro": 0.375, "macro": 0.5, "coverage
 
 
 def test_agreement_rows_read_as_percentages_with_the_bootstrap_named():
-    rows = {f.name: f for f in figures("choice", AGREEMENT)}
+    rows = {f.name: f for f in Reader.of("choice").figures(AGREEMENT)}
     micro = rows["agreement (micro)"]
     assert fmt_value(micro.value, micro.unit) == "37.5%"  # 3 of 8
     assert fmt_interval(micro) == "12.5–62.5% (95% CI, bootstrap over judgments)"
@@ -40,7 +42,7 @@ def test_undefined_grounding_figures_are_n_a_and_the_bootstrap_is_preferred():
                "gold_hit_wilson95": [0.0, 0.658]},
         "ja_vs_en": {"fisher_p": 1.0, "rate_ratio": None},
     }
-    rows = {(f.group, f.name): f for f in figures("grounding", headline)}
+    rows = {(f.group, f.name): f for f in Reader.of("grounding").figures(headline)}
     en = rows[("en", "invented rate")]
     assert (fmt_value(en.value, en.unit), fmt_interval(en)) == ("25.0%", "0.0–50.0% (95% CI, bootstrap over questions)")
     assert en.meaning.endswith("(1 of 4)")
@@ -52,7 +54,7 @@ def test_undefined_grounding_figures_are_n_a_and_the_bootstrap_is_preferred():
 def test_citation_rows_and_the_printed_table():
     headline = {"scenarios": 2, "scored": 2, "valid": 1, "partial": 1, "errors": 0, "ungraded": 0, "passed": 1,
                 "case_ids": {"tp": 1, "fp": 1, "fn": 2, "precision": 0.5, "recall": 1 / 3, "f1": 0.4}}
-    rows = figures("citations", headline)
+    rows = Reader.of("citations").figures(headline)
     assert [(f.group, f.name, fmt_value(f.value, f.unit)) for f in rows[:3]] == [
         ("case_ids", "F1", "40.0%"), ("case_ids", "precision", "50.0%"), ("case_ids", "recall", "33.3%")]
     record = RunRecord(model="m", provider="openai", judge="citations", fingerprint="f",

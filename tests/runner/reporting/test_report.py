@@ -46,6 +46,7 @@ def test_a_runs_badge_line_carries_one_set_of_figures(tmp_path, monkeypatch, cap
 
 
 def test_documents_are_named_by_their_source_ids(tmp_path, monkeypatch, capsys):
+    from auditpacks.judges.reader import Reader
     from auditpacks.runner.reporting.outcomes import document_names
 
     write_six_runs(tmp_path)     # beta's scenarios carry one document each, about judgment V000<i // 3>
@@ -53,6 +54,8 @@ def test_documents_are_named_by_their_source_ids(tmp_path, monkeypatch, capsys):
     assert main(["report", str(tmp_path / "results" / "run4"), "--out", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert '<summary>V0000 (' in html and '<summary>V0001 (' in html and '<summary>doc-' not in html
-    assert document_names({"metadata": {"case_id": "131"}, "documents": [{"id": "memorial"}, "x"]}, 2) == [
+    icj = Reader.of("citations", {"name": "icj"})   # ICJ's documents: the case
+    assert document_names({"metadata": {"case_id": "131"}, "documents": [{"id": "memorial"}, "x"]}, 2, icj) == [
         "memorial", "131 (2)"]
-    assert document_names({"documents": ["x"]}, 1) == [None]
+    assert document_names({"documents": ["x"]}, 1, icj) == [None]
+    assert document_names({"metadata": {"case_id": "131"}, "documents": ["x"]}, 1, Reader("checklist")) == [None]

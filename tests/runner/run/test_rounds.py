@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+from auditpacks.judges import reader
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.run import rounds
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.run.rounds import headline, round_seed, run_rounds, unanswered_scenarios
@@ -48,6 +50,22 @@ def test_every_round_runs_with_its_seed_its_number_and_the_targets_cache_round(m
     assert calls[0]["fatal"]() is None
     target.problem = RuntimeError("down")
     assert calls[0]["fatal"]() is target.problem  # read from the target at each call
+    assert calls[0]["document"] is None   # no reader: documents by their content
+
+
+def test_rounds_group_scenarios_by_the_documents_the_reader_names(monkeypatch):
+    seen = []
+
+    async def fake_run_scenarios(engine, scenarios, journal, **options):
+        seen.append(options["document"])
+        return Outcome(scenarios=list(scenarios), results=[])
+
+    monkeypatch.setattr(rounds, "run_scenarios", fake_run_scenarios)
+    config = run_config(repeats=1, seed=0, temperature=0.0, concurrency=1)
+    iustitia = Reader.of("choice", {"name": "iustitia"})
+    asyncio.run(run_rounds("engine", Target(), [{"name": "a"}], "journal", config, "progress", iustitia))
+    (document,) = seen
+    assert document({"name": "a", "metadata": {"verdict_id": "V7"}}) == "V7"   # the judgment
 
 
 def test_unanswered_are_the_selected_scenarios_without_a_result_in_selection_order():
@@ -63,10 +81,10 @@ def test_the_headline_sees_loaded_scenarios_and_the_unanswered_as_none(monkeypat
         seen.extend(pairs)
         return {"pairs": len(pairs)}
 
-    monkeypatch.setattr(rounds, "judge_module", lambda name: SimpleNamespace(headline=pooled))
+    monkeypatch.setattr(reader, "judge_module", lambda name: SimpleNamespace(headline=pooled))
     outcome = Outcome(scenarios=[{"name": "a"}], results=[{"severity": "pass"}])
-    figures = headline("any", outcome, lambda stub: {**stub, "loaded": True}, [{"name": "z"}])
-    assert figures == {"pairs": 2}
+    figures = headline(Reader("any"), outcome, lambda stub: {**stub, "loaded": True}, [{"name": "z"}])
+    assert figures.values == {"pairs": 2}
     assert seen == [({"name": "a", "loaded": True}, {"severity": "pass"}), ({"name": "z", "loaded": True}, None)]
 
 
@@ -74,7 +92,7 @@ def test_a_failing_headline_is_reported_not_fatal(monkeypatch, capsys):
     def broken(pairs):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(rounds, "judge_module", lambda name: SimpleNamespace(headline=broken))
-    assert headline("grounding", Outcome(scenarios=[], results=[]), lambda s: s) == \
+    monkeypatch.setattr(reader, "judge_module", lambda name: SimpleNamespace(headline=broken))
+    assert headline(Reader("grounding"), Outcome(scenarios=[], results=[]), lambda s: s).values == \
         {"error": "ZeroDivisionError: division by zero"}
     assert "grounding headline failed" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from auditpacks.core.record import RunRecord
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.readiness.early import refuse_early
 from auditpacks.runner.run import run as run_module
@@ -48,7 +49,8 @@ def test_the_selection_and_judge_given_are_the_ones_run(tmp_path):
         config = run_config(pack=pack, out=tmp_path / "out", target="m", base_url=server.base_url,
                             show_progress=False)
         admitted = refuse_early(config)
-        record = run(config, dataclasses.replace(admitted, scenarios=admitted.scenarios[:2], judge="choice"))
+        record = run(config, dataclasses.replace(admitted, scenarios=admitted.scenarios[:2],
+                                                  reader=Reader.of("choice", admitted.pack.manifest.get("builder"))))
         assert server.chat_requests == 2
     assert (record.judge, record.summary.scenarios) == ("choice", 2)
 

@@ -14,7 +14,8 @@ from auditpacks.packs import stream
 from auditpacks.runner.execute.execute import Outcome, error_result
 from auditpacks.runner.store.journal import Journal, scenario_key
 from auditpacks.runner.store.results_file import slim_result, write_results
-from auditpacks.runner.scenarios.scenario_source import open_pack
+from auditpacks.runner.scenarios.scenario_source import make_stub, open_pack
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.scenarios.shard import document_key
 from tests.support.tiny_pack import tiny_scenario, write_pack
 
@@ -67,10 +68,15 @@ def test_stubs_carry_the_whole_scenarios_keys(tmp_path):
     path = write_pack(tmp_path / "tiny.json", 4, documents=True)
     pack = open_pack(path)
     whole = json.loads(path.read_text())
+    judgment = Reader.of("choice_match", pack.manifest["builder"]).document   # the judgment, Iustitia's document
     for stub, scenario in zip(pack.scenarios, whole):
         assert scenario_key(stub) == scenario_key(scenario) and document_key(stub) == document_key(scenario)
-        assert stub["documents"] is True and stub["decision"] is True
+        named = f"document:{stub['metadata']['verdict_id']}"
+        assert document_key(stub, judgment) == document_key(scenario, judgment) == named
+        assert stub["documents"] is True and stub["decision"] == {"id": None}   # the tiny decisions have no id
         assert len(json.dumps(stub)) < len(json.dumps(scenario))
+    with_id = make_stub(0, {**whole[0], "decision": {**whole[0]["decision"], "id": "Q1"}})
+    assert with_id["decision"] == {"id": "Q1"}
 
 
 def test_the_results_file_is_byte_for_byte_simpleaudits(tmp_path):

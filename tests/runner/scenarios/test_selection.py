@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from auditpacks.core.errors import PackError
+from auditpacks.judges.reader import Reader
 from auditpacks.packs.pack import Pack
 from auditpacks.runner.scenarios import selection
 from auditpacks.runner.models.errors import RunError
@@ -24,6 +25,10 @@ def _s(i, **metadata):
 
 def _pack(tmp_path, scenarios, manifest=None):
     return Pack(path=tmp_path / "p.json", scenarios=scenarios, manifest=manifest, sha256="")
+
+
+#: Iustitia's grouping: a scenario's judgment (metadata.verdict_id) and question (metadata.question_id).
+IUSTITIA = Reader.of("choice", {"name": "iustitia"})
 
 
 def test_smoke_is_the_manifest_list_in_its_order_and_never_the_first_three(tmp_path):
@@ -66,12 +71,15 @@ def test_per_question_draws_with_a_seeded_rng_then_limit(tmp_path):
     q0 = rng.sample([0, 2, 4], 2)
     q1 = rng.sample([1, 3, 5], 2)
     expected = [scenarios[i] for i in sorted([6] + q0 + q1)]
-    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5) == expected
-    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5, limit=3) == expected[:3]
+    question = IUSTITIA.question
+    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5, question=question) == expected
+    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2, seed=5, limit=3,
+                            question=question) == expected[:3]
     rng = random.Random(0)  # the default seed
     q0, q1 = rng.sample([0, 2, 4], 2), rng.sample([1, 3, 5], 2)
-    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2) == [scenarios[i] for i in sorted([6] + q0 + q1)]
-    by_case = selection.per_question(scenarios[:4], 1, seed=0, key="missing")
+    assert selection.select(_pack(tmp_path, scenarios), per_question_n=2,
+                            question=question) == [scenarios[i] for i in sorted([6] + q0 + q1)]
+    by_case = selection.per_question(scenarios[:4], 1, seed=0, question=lambda s: s["metadata"].get("missing"))
     assert len(by_case) == 1  # every scenario lacks the key: one group
 
 
@@ -89,8 +97,11 @@ def test_parse_spec_messages():
 
 
 def test_document_keys_by_hand():
-    assert document_key({"metadata": {"verdict_id": "", "case_id": "C1"}}) == "case_id:C1"
-    assert document_key({"metadata": {"verdict_id": 0}}) == "verdict_id:0"
+    case = Reader.of("citations", {"name": "icj"}).document   # ICJ's: the case
+    assert document_key({"metadata": {"verdict_id": "", "case_id": "C1"}}, case) == "document:C1"
+    assert document_key({"metadata": {"verdict_id": 0}}, IUSTITIA.document) == "document:0"
+    assert document_key({"metadata": {"verdict_id": ""}, "name": "n"}, IUSTITIA.document) == "name:n"  # none named
+    assert document_key({"metadata": {"verdict_id": "V", "case_id": "C"}, "name": "n"}) == "name:n"  # generic
     docs = ["Judgment A.", {"text": "é"}]
     blob = json.dumps(docs, sort_keys=True, ensure_ascii=False)
     assert document_key({"documents": docs}) == "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -102,10 +113,13 @@ def test_assignment_by_hand():
     # documents A A B C C C D: A -> 1; B -> 2 (1 holds 2); C -> 3; D -> 2 (sizes 2, 1, 3: the fewest)
     docs = "AABCCCD"
     scenarios = [{"name": f"n{i}", "metadata": {"verdict_id": d}} for i, d in enumerate(docs)]
-    assert assign(scenarios, 3) == [1, 1, 2, 3, 3, 3, 2]
+    judgment = IUSTITIA.document
+    assert assign(scenarios, 3, judgment) == [1, 1, 2, 3, 3, 3, 2]
     # ties go to the lowest number
-    assert assign(scenarios[:1] + scenarios[2:3], 2) == [1, 2]
-    part, record = take(scenarios, ShardSpec(2, 3))
+    assert assign(scenarios[:1] + scenarios[2:3], 2, judgment) == [1, 2]
+    # no document named: each scenario on its own, dealt 1, 2, 3, 1, 2, 3, 1
+    assert assign(scenarios, 3) == [1, 2, 3, 1, 2, 3, 1]
+    part, record = take(scenarios, ShardSpec(2, 3), judgment)
     assert part == [scenarios[2], scenarios[6]]
     assert record == {"spec": "2/3", "index": 2, "count": 3, "split_by": "document", "selected": 7,
                       "selection_sha256": hashlib.sha256("\n".join(scenario_key(s) for s in scenarios).encode()).hexdigest(),
@@ -115,11 +129,12 @@ def test_assignment_by_hand():
 
 
 class _Stub(dict):
-    doc_key = "verdict_id:V9"
+    doc_key = "documents:9999"
 
 
 def test_document_keys_precomputed_or_of_documents_json_cannot_hold():
-    assert document_key(_Stub(metadata={"verdict_id": "V1"})) == "verdict_id:V9"  # a stub carries its key
+    assert document_key(_Stub(metadata={"verdict_id": "V1"})) == "documents:9999"  # a stub carries its key
+    assert document_key(_Stub(metadata={"verdict_id": "V1"}), IUSTITIA.document) == "document:V1"  # one named first
     blob = '["a/b", {"a": "é", "n": "7"}]'  # values JSON cannot hold, as text; keys sorted
     assert document_key({"documents": [Path("a/b"), {"n": Decimal(7), "a": "é"}]}) == \
         "documents:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -129,10 +144,13 @@ def test_document_keys_precomputed_or_of_documents_json_cannot_hold():
 
 
 def test_per_question_needs_a_question_id_somewhere(tmp_path):
-    with pytest.raises(PackError) as err:
-        selection.select(_pack(tmp_path, [_s(0), _s(1, case_id="C")]), per_question_n=1)
-    assert str(err.value) == ("p.json: --per-question needs questions, and no scenario of this pack has one "
-                              "(metadata.question_id); use --limit or --smoke")
+    for question in (IUSTITIA.question, Reader("checklist").question):   # a benchmark's questions, decision ids
+        with pytest.raises(PackError) as err:
+            selection.select(_pack(tmp_path, [_s(0), _s(1, case_id="C")]), per_question_n=1, question=question)
+        assert str(err.value) == ("p.json: --per-question needs questions, and no scenario of this pack has one; "
+                                  "use --limit or --smoke")
+    asked = [{**_s(i), "decision": {"id": f"D{i % 2}"}} for i in range(4)]   # generic: the decision's id
+    assert len(selection.select(_pack(tmp_path, asked), per_question_n=1)) == 2
 
 
 def test_a_limit_over_the_selection_is_refused_unless_accepted(tmp_path, capsys):
@@ -144,7 +162,7 @@ def test_a_limit_over_the_selection_is_refused_unless_accepted(tmp_path, capsys)
     assert str(err.value) == ("p.json: --limit 5: asked for 5 scenarios, the selection has 4 "
                               "(--allow-fewer accepts fewer)")
     with pytest.raises(PackError, match="asked for 3 scenarios, the selection has 2"):
-        selection.select(pack, per_question_n=1, limit=3)  # counted after the per-question draw
+        selection.select(pack, per_question_n=1, limit=3, question=IUSTITIA.question)  # after the per-question draw
     assert selection.select(pack, limit=5, allow_fewer=True) == scenarios
     assert capsys.readouterr().err.strip() == ("note: p.json: --limit 5: asked for 5 scenarios, the selection has 4; "
                                                "going on with 4 (--allow-fewer)")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.scenarios.shard import assign, document_key, parse_spec, take
@@ -76,23 +77,28 @@ def test_merge_refuses_another_pack(shard_runs, tmp_path, capsys):
 
 
 def test_document_key_order_of_preference():
-    assert document_key({"metadata": {"verdict_id": "V1", "case_id": "C"}}) == "verdict_id:V1"
-    assert document_key({"metadata": {"case_id": 7}}) == "case_id:7"
-    assert document_key({"documents": ["x"], "name": "n"}).startswith("documents:")
+    judgment = Reader.of("choice", {"name": "iustitia"}).document   # Iustitia's document: the judgment
+    case = Reader.of("citations", {"name": "icj"}).document          # ICJ's: the case
+    both = {"metadata": {"verdict_id": "V1", "case_id": "C"}, "documents": ["x"], "name": "n"}
+    assert (document_key(both, judgment), document_key(both, case)) == ("document:V1", "document:C")
+    assert document_key({"metadata": {"case_id": 7}}, case) == "document:7"
+    assert document_key(both).startswith("documents:")   # no benchmark: the documents' content
+    assert document_key({"documents": ["x"], "name": "n"}, judgment).startswith("documents:")
     assert document_key({"name": "n"}) == "name:n"
 
 
 def test_assignment_is_balanced_deterministic_and_by_document():
+    judgment = Reader.of("choice", {"name": "iustitia"}).document
     scenarios = [tiny_scenario(i, per_document=2 + i % 3) for i in range(50)]
-    shards = assign(scenarios, 4)
-    assert shards == assign(scenarios, 4)
+    shards = assign(scenarios, 4, judgment)
+    assert shards == assign(scenarios, 4, judgment)
     by_doc: dict[str, set[int]] = {}
     for scenario, shard in zip(scenarios, shards):
-        by_doc.setdefault(document_key(scenario), set()).add(shard)
-    assert all(len(s) == 1 for s in by_doc.values())
+        by_doc.setdefault(document_key(scenario, judgment), set()).add(shard)
+    assert all(len(s) == 1 for s in by_doc.values()) and len(by_doc) < len(scenarios)
     sizes = [shards.count(i) for i in (1, 2, 3, 4)]
     assert max(sizes) - min(sizes) <= 4
-    picked = [take(scenarios, parse_spec(f"{i}/4"))[1]["positions"] for i in (1, 2, 3, 4)]
+    picked = [take(scenarios, parse_spec(f"{i}/4"), judgment)[1]["positions"] for i in (1, 2, 3, 4)]
     assert sorted(p for part in picked for p in part) == list(range(50))
 
 

@@ -7,6 +7,7 @@ import socket
 
 import pytest
 
+from auditpacks.judges.reader import Reader
 from auditpacks.packs.pack import Pack, PackWriter
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.cli.main import main
@@ -49,9 +50,10 @@ def test_selection_smoke_per_question_and_limit(tmp_path):
     scenarios = [scenario(i, metadata={"question_id": f"Q{i % 3}"}) for i in range(9)]
     pack = Pack(path=tmp_path / "p.json", scenarios=scenarios, manifest={"smoke": [scenarios[4]["name"]]}, sha256="")
     assert select.select(pack, smoke=True) == [scenarios[4]]
-    sampled = select.select(pack, per_question_n=1, seed=3)
+    question = Reader.of("grounding").question   # jacite's questions: metadata.question_id
+    sampled = select.select(pack, per_question_n=1, seed=3, question=question)
     assert sorted(s["metadata"]["question_id"] for s in sampled) == ["Q0", "Q1", "Q2"]
-    assert sampled == select.select(pack, per_question_n=1, seed=3)
+    assert sampled == select.select(pack, per_question_n=1, seed=3, question=question)
     assert select.select(pack, limit=2) == scenarios[:2]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from auditpacks.judges.figures import Headline
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.store.summary import summarize
 
 
@@ -15,7 +17,7 @@ def test_errors_completion_and_the_commonest_error():
                result("b", "ERROR", {"severity": "ERROR", "error": "TimeoutError: read"}),
                result("c", "medium", {"severity": "ERROR", "error": "TimeoutError: read"}),
                result("d", "medium", {"severity": "medium"})]
-    summary = summarize([{"name": n} for n in "abcde"], results, {})
+    summary = summarize([{"name": n} for n in "abcde"], results, Headline(), Reader("choice_match"))
     assert (summary.scenarios, summary.completed, summary.errors) == (5, 2, 2)
     assert summary.completion == 0.4  # 2 completed of 5 selected
     assert summary.commonest_error == {"message": "TimeoutError: read", "count": 2}

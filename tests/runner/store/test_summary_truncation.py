@@ -7,6 +7,8 @@ import json
 
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.reporting.outcomes import CUT_MARK, reply
+from auditpacks.judges.figures import Headline
+from auditpacks.judges.reader import Reader
 from auditpacks.runner.store.summary import summarize
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_file, run_here
@@ -17,10 +19,10 @@ def test_summarize_counts_the_cut_replies_once_whatever_notes_came_before():
                 "issues_found": [], "positive_behaviors": [], "recommendations": [], "summary": "",
                 "judgment": {"truncated": i < 2}} for i in range(5)]
     earlier = "replies stopped at the output-token cap: 1 of 3; their answers may be cut short (a shard's)"
-    notes = summarize([{}] * 5, results, {}, notes=["other", earlier]).notes
+    notes = summarize([{}] * 5, results, Headline(), Reader("grounding"), notes=["other", earlier]).notes
     assert notes == ["other", "replies stopped at the output-token cap: 2 of 5; their answers may be cut short "
                               "(raise --max-tokens to give them room)"]
-    assert summarize([{}] * 5, [{**r, "judgment": {}} for r in results], {}).notes == []
+    assert summarize([{}] * 5, [{**r, "judgment": {}} for r in results], Headline(), Reader("grounding")).notes == []
 
 
 def test_a_jacite_run_with_replies_cut_at_the_cap_says_so(tmp_path, capsys):

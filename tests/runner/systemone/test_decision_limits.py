@@ -37,7 +37,7 @@ def test_option_and_body_limits_are_skipped_counted_and_explained(tmp_path, caps
     from auditpacks.runner.reporting.runs import load_runs
 
     (loaded,) = load_runs([out / "clef.run.json"], [pack])
-    assert loaded.headline() == json.loads(json.dumps(head))
+    assert loaded.headline().values == json.loads(json.dumps(head))
 
 
 def test_merged_shards_count_their_unanswered_scenarios_like_one_run(tmp_path):

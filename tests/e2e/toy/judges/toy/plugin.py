@@ -1,6 +1,6 @@
 """The toy benchmark's declaration, named by its entry point ``toy`` in the group ``auditpacks.benchmarks``."""
 
-from auditpacks.core.benchmark import Benchmark, Paired
+from auditpacks.core.benchmark import Benchmark, Grouping, Paired
 
 BENCHMARK = Benchmark(
     title="toy sums",
@@ -9,5 +9,6 @@ BENCHMARK = Benchmark(
     figures="auditpacks.judges.toy.grader:figures",
     report="auditpacks.judges.toy.report",
     paired=Paired("question", "auditpacks.judges.toy.report:compare"),
+    grouping=Grouping(question="auditpacks.judges.toy.report:question"),
     export="auditpacks.judges.toy.report",
 )

@@ -9,11 +9,10 @@ from typing import Any, Mapping
 
 from auditpacks.judges.compare import compare_ratios, paired_row
 from auditpacks.judges.figures import Cell, Column, Plot, Section, Table, question_group
-from .grader import figures
 
 
 def headline(run, round_index: int = 0) -> list:
-    return figures(run.headline(round_index))
+    return run.headline(round_index).figures
 
 
 def section(run, round_index: int = 0) -> Section:
@@ -30,7 +29,13 @@ def answer(judgment: Mapping[str, Any]) -> str | None:
     return f"said {judgment['answer']}" if "answer" in judgment else None
 
 
-group = question_group
+def question(scenario: Mapping[str, Any]) -> Any:
+    """The sum a scenario asks for (its metadata's ``question_id``)."""
+    return (scenario.get("metadata") or {}).get("question_id")
+
+
+def group(scenario: Mapping[str, Any]) -> str:
+    return question_group(scenario, question)
 
 
 def compare(paired: list) -> list[dict[str, Any]]:
