@@ -50,7 +50,7 @@ def designed_severity(scenario: Mapping[str, Any]) -> str:
 def pass_rate(pairs: Iterable[tuple[Any, Mapping[str, Any] | None]]) -> dict[str, Any]:
     """The verdicts (None: a skipped scenario), how many were graded, and the pass rate over graded scenarios with
     its 95% Wilson interval (scenarios counted as independent)."""
-    from auditpacks.judges.stats import wilson_interval
+    from auditpacks.judges.statistics.stats import wilson_interval
 
     verdicts = Counter(str(result.get("severity")) if result is not None else "skipped" for _, result in pairs)
     graded = sum(n for severity, n in verdicts.items() if severity not in NOT_GRADED)

@@ -65,7 +65,7 @@ class Headline:
 
     @property
     def calibration(self) -> Mapping[str, Any] | None:
-        """The calibration of a decision run's probabilities (:mod:`auditpacks.judges.calibration`), if measured."""
+        """The calibration of a decision run's probabilities (:mod:`auditpacks.judges.statistics.calibration`), if measured."""
         found = self.values.get("calibration")
         return found if isinstance(found, Mapping) else None
 

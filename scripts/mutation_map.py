@@ -3,7 +3,7 @@
 Every module under the source folders (``auditpacks/``, ``packs/``, ``judges/``, ``runner/``)
 is covered except ``__init__.py`` files and the few in :data:`SKIP` (no logic: constants, an
 entry point), each with its reason. A module's tests are its mirrored test files
-(``judges/stats.py`` → ``tests/judges/test_stats.py`` and ``tests/judges/test_stats_*.py``;
+(``judges/statistics/stats.py`` → ``tests/judges/statistics/test_stats.py`` and ``tests/judges/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
 do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
@@ -35,7 +35,7 @@ EXTRAS: dict[str, list[str]] = {
     "judges/jacite/grounding.py": ["tests/packs/jacite/test_citations.py"],
     "judges/icj/citations.py": ["tests/judges/icj/test_export.py", "tests/judges/icj/test_truncation.py"],
     "judges/icj/score.py": ["tests/judges/icj/test_export.py"],
-    "judges/stats.py": ["tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"],
+    "judges/statistics/stats.py": ["tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"],
     "packs/checks.py": ["tests/packs/test_pack.py", "tests/packs/jacite/test_builder.py",
                         "tests/packs/iustitia/test_builder.py"],
     "runner/store/journal.py": ["tests/runner/run/test_run_resume_errors.py"],
@@ -49,6 +49,14 @@ EXTRAS: dict[str, list[str]] = {
     "runner/store/results_split.py": ["tests/runner/store/test_results_file.py"],
     "auditpacks/core/results_layout.py": ["tests/runner/store/test_results_file.py",
                                           "tests/runner/store/test_results_split.py"],
+    # the export commands' argument handling is tested through `auditpacks export` and the formats' own tests
+    "runner/cli/export/inspect_eval.py": ["tests/runner/cli/test_export_formats.py",
+                                          "tests/runner/reporting/exports/test_inspect_log.py"],
+    "runner/cli/export/eee_records.py": ["tests/runner/cli/test_export_formats.py",
+                                         "tests/runner/reporting/exports/test_eee.py"],
+    # where judge-check keeps a qualification, and where a run finds it
+    "judges/trust/qualification_store.py": ["tests/runner/cli/test_judge_check.py",
+                                            "tests/runner/trust/test_judge_checks.py"],
 }
 
 

@@ -235,7 +235,7 @@ def target_of(scenario: Mapping[str, Any]) -> str:
 def f1_interval(targets: list[Mapping[str, int]]) -> list[float] | None:
     """The 95% percentile interval of the pooled F1 (2TP / (2TP + FP + FN)), resampling targets (B = 2,000,
     seed 0); None when there is nothing to divide."""
-    from auditpacks.judges.stats import ratio_bootstrap
+    from auditpacks.judges.statistics.stats import ratio_bootstrap
 
     _, low, high = ratio_bootstrap([2 * c["tp"] for c in targets], [2 * c["tp"] + c["fp"] + c["fn"] for c in targets])
     return [low, high] if math.isfinite(low) and math.isfinite(high) else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from auditpacks.judges.base import last_reply
-from auditpacks.judges.compare import compare_f1, paired_row
+from auditpacks.judges.statistics.compare import compare_f1, paired_row
 from auditpacks.judges.icj.citations import citation_verdict, target_of
 from auditpacks.packs.icj.targets import FAMILIES
 

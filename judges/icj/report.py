@@ -6,11 +6,11 @@ import math
 from typing import Any, Mapping
 
 from auditpacks.core.run_files import is_error
-from auditpacks.judges.compare import f1_score
+from auditpacks.judges.statistics.compare import f1_score
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table
 from auditpacks.judges.icj.figures import figures
 from auditpacks.judges.icj.paired import case, citation_counts, target_of
-from auditpacks.judges.stats import cluster_bootstrap
+from auditpacks.judges.statistics.stats import cluster_bootstrap
 from auditpacks.packs.icj.targets import FAMILIES
 
 COLUMNS = [Column("Round"), Column("Family"), Column("TP", md=""), Column("FP", md=""), Column("FN", md=""),

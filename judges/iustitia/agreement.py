@@ -25,7 +25,7 @@ from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.judges.iustitia.calibration import calibration
 from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
-from auditpacks.judges.stats import cluster_bootstrap
+from auditpacks.judges.statistics.stats import cluster_bootstrap
 
 HEADLINE_KEYS = ("tasks", "judgments", "questions", "predictions", "invalid", "answered", "correct", "micro", "macro",
                  "coverage", "ci", "warnings")

@@ -4,7 +4,7 @@ From a run's (scenario, result) pairs: each graded task whose result holds a pre
 probability gives a confidence (the chosen option's probability, ``probabilities[choice]``; the
 answer's ``confidence`` field only where no probabilities were given, since some servers report
 a rescaled confidence) and whether the choice is an accepted option. The judgment is the
-cluster. Figures and their definitions: :mod:`auditpacks.judges.calibration`. Tasks with no
+cluster. Figures and their definitions: :mod:`auditpacks.judges.statistics.calibration`. Tasks with no
 prediction are outside the calibration figures, but count in the risk–coverage table's
 denominator (all eligible tasks).
 """
@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from auditpacks.judges.calibration import BINNING, reliability, risk_coverage, scores
+from auditpacks.judges.statistics.calibration import BINNING, reliability, risk_coverage, scores
 from auditpacks.judges.iustitia.run_tasks import choice_of, prediction_given, task_id_of, tasks_from_scenarios
 
 #: Bootstrap replicates per question (the run's own figures use 2000): many questions, each cheap to show.

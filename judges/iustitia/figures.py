@@ -49,7 +49,7 @@ def _agreement(h: Mapping[str, Any], group: str, note: str = "") -> list[Figure]
 
 
 def _calibration(c: Any) -> list[Figure]:
-    """Calibration of a decision run's probabilities (judges/calibration.py has the definitions)."""
+    """Calibration of a decision run's probabilities (judges/statistics/calibration.py has the definitions)."""
     if not isinstance(c, Mapping):
         return []
     ci = c.get("ci") or {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS, CalibrationItem, verbatim_span
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS, CalibrationItem, verbatim_span
 from auditpacks.packs.codebook import section
 
 FABRICATED = "fabricated quote"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from auditpacks.judges.compare import compare_choices, paired_row
+from auditpacks.judges.statistics.compare import compare_choices, paired_row
 from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 
 

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
 from auditpacks.judges.iustitia.paired import question
 from auditpacks.judges.iustitia.run_tasks import prediction_given, task_id_of, tasks_from_scenarios
-from auditpacks.judges.sample_size import FEW_CLUSTERS
-from auditpacks.judges.stats import ratio_bootstrap
+from auditpacks.judges.statistics.sample_size import FEW_CLUSTERS
+from auditpacks.judges.statistics.stats import ratio_bootstrap
 
 COLUMNS = [Column("Question"), Column("Tasks"), Column("Correct"), Column("Agreement"),
            Column("Judgment bootstrap 95%"), Column("Coverage", md=""), Column("Valid answers", md="")]

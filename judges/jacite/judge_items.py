@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS, CalibrationItem
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS, CalibrationItem
 
 INVENTED = "invented article"
 WRONG = "wrong answer"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from auditpacks.judges.compare import compare_ratios, paired_row
+from auditpacks.judges.statistics.compare import compare_ratios, paired_row
 
 
 def question(scenario: Mapping[str, Any]) -> Any:

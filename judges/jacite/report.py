@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from auditpacks.core.run_files import is_error
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
 from auditpacks.judges.jacite.paired import question
-from auditpacks.judges.stats import ratio_bootstrap
+from auditpacks.judges.statistics.stats import ratio_bootstrap
 
 COLUMNS = [Column("Language"), Column("Questions", md=""), Column("Cited mentions"), Column("Invented", md=""),
            Column("Invented rate", md="Invented rate (question bootstrap 95%)"), Column("Real but not gold", md=""),

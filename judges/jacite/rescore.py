@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json, read_json
 from auditpacks.judges.jacite.grounding import ground_reply, pooled
-from auditpacks.judges.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
+from auditpacks.judges.statistics.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.packs.jacite.citations import extract_citations_v1
 from auditpacks.packs.jacite.numerals import DEFAULT_MODE, MODES
 from auditpacks.packs.jacite.registry import DELETED_AS, LawIndex, load_registry

@@ -3,7 +3,7 @@
 The first run is A; every other run is B in turn. Differences are A − B with paired
 bootstrap intervals that resample the benchmark's clusters; each row says whether the
 difference is significant, not significant or not testable and by what
-(:mod:`auditpacks.judges.significance`); the scenarios where the runs disagree are listed. ``--json`` prints the same figures as JSON; ``--report``
+(:mod:`auditpacks.judges.statistics.significance`); the scenarios where the runs disagree are listed. ``--json`` prints the same figures as JSON; ``--report``
 also writes the report with its comparison section.
 """
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.registry import modules
-from auditpacks.judges import qualification_store as store
-from auditpacks.judges.judge_items import with_probes
-from auditpacks.judges.qualification import assess
+from auditpacks.judges.trust import qualification_store as store
+from auditpacks.judges.trust.judge_items import with_probes
+from auditpacks.judges.trust.qualification import assess
 from auditpacks.core.arg_types import integer, number, text
 from auditpacks.runner.display.progress import ProgressPrinter
 from auditpacks.runner.execute.engine import run_reader

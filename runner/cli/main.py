@@ -38,7 +38,7 @@ READERS = {"report": ("auditpacks.runner.cli.report", "write a report of runs (H
            "list": ("auditpacks.runner.cli.listing", "benchmarks, and the packs and runs found under a folder")}
 
 #: ``auditpacks export FORMAT``: a run in another tool's format, for any benchmark (beside each benchmark's own).
-EXPORT_FORMATS = {"inspect": "auditpacks.runner.cli.export_inspect", "eee": "auditpacks.runner.cli.export_eee"}
+EXPORT_FORMATS = {"inspect": "auditpacks.runner.cli.export.inspect_eval", "eee": "auditpacks.runner.cli.export.eee_records"}
 
 #: Errors that are the user's input, reported in one line without a traceback.
 USER_ERRORS = (UserError, OSError, ValueError)

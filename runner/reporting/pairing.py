@@ -14,10 +14,10 @@ from typing import Any
 from auditpacks.core.errors import PackError
 from auditpacks.core.benchmark import Paired
 from auditpacks.core.registry import load
-from auditpacks.judges.compare import compare_choices, paired_row
+from auditpacks.judges.statistics.compare import compare_choices, paired_row
 from auditpacks.judges.figures import ERROR, UNGRADED, question_group
 from auditpacks.judges.reader import Reader
-from auditpacks.judges.significance import decide, few_cluster_warnings
+from auditpacks.judges.statistics.significance import decide, few_cluster_warnings
 from auditpacks.runner.reporting.outcomes import answer, answer_key, group
 from auditpacks.runner.reporting.runs import LoadedRun
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from auditpacks.core.record import Round, Summary
-from auditpacks.judges import sample_size
+from auditpacks.judges.statistics import sample_size
 from auditpacks.judges.figures import Headline
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.execute.execute import Outcome, run_scenarios
@@ -83,7 +83,7 @@ def save_rounds(outcomes: list[Outcome], folder: Path, stem: str, *, reader: Rea
 
 
 def with_sample_warnings(pooled: Headline, reader: Reader, scenarios: Sequence[Any], in_pack: int | None) -> Headline:
-    """The headline with :mod:`~auditpacks.judges.sample_size`'s warnings (a subset, few clusters) added."""
+    """The headline with :mod:`~auditpacks.judges.statistics.sample_size`'s warnings (a subset, few clusters) added."""
     extra = sample_size.warnings(reader, scenarios, in_pack=in_pack, existing=pooled.warnings)
     if extra and pooled.error is None:
         return reader.add(pooled, warnings=[*pooled.warnings, *extra])

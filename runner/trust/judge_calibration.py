@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping, Sequence
 from simpleaudit.targets import TargetResponse
 
 from auditpacks.core.registry import modules
-from auditpacks.judges.judge_items import CalibrationItem
+from auditpacks.judges.trust.judge_items import CalibrationItem
 from auditpacks.judges.checklist import make_judge
-from auditpacks.judges.qualification import verdict_of
+from auditpacks.judges.trust.qualification import verdict_of
 from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig

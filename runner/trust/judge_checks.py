@@ -17,11 +17,11 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from auditpacks.core.record import RunRecord
 from auditpacks.core.registry import MODEL_JUDGES, builder_name, modules
-from auditpacks.judges import qualification_store as store
+from auditpacks.judges.trust import qualification_store as store
 from auditpacks.judges.reader import Reader
-from auditpacks.judges.consistency import judge_vs_code, summary_line
-from auditpacks.judges.panel import disagreement_lines
-from auditpacks.judges.panel import summary_line as panel_line
+from auditpacks.judges.trust.consistency import judge_vs_code, summary_line
+from auditpacks.judges.trust.panel import disagreement_lines
+from auditpacks.judges.trust.panel import summary_line as panel_line
 
 
 def benchmark_of(manifest: Mapping[str, Any] | None) -> str | None:

@@ -5,7 +5,7 @@ transcripts (round 1's), replayed through the run's own judge path exactly as
 ``judge-check`` replays its calibration items (:mod:`~runner.trust.judge_calibration`):
 the same engine, client, cache, retry layer and schema, with the model's replies and the
 follow-up turns taken from the stored conversation. The verdicts go to
-:func:`auditpacks.judges.panel.panel_figures` (aggregates, Krippendorff's alpha, pairwise
+:func:`auditpacks.judges.trust.panel.panel_figures` (aggregates, Krippendorff's alpha, pairwise
 kappa, the scenarios where the judges disagree), with each judge weighed by its
 qualification.
 """
@@ -17,8 +17,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from auditpacks.judges.panel import panel_figures
-from auditpacks.judges.qualification import verdict_of
+from auditpacks.judges.trust.panel import panel_figures
+from auditpacks.judges.trust.qualification import verdict_of
 from auditpacks.runner.settings.config import RunConfig
 from auditpacks.runner.trust.judge_calibration import grade
 from auditpacks.runner.trust.judge_checks import benchmark_of, qualification

@@ -1,6 +1,6 @@
 """Docs that stay true: every module, file and test path that README.md or docs/*.md names exists.
 
-A name counts when it sits in a code span (```runner/run/run.py```, ```auditpacks.judges.stats```) or
+A name counts when it sits in a code span (```runner/run/run.py```, ```auditpacks.judges.statistics.stats```) or
 a Markdown link. Paths are read from the repository root (``auditpacks/packs/x.py`` as ``packs/x.py``);
 a path without its top folder (``icj/score.py``) must be the end of some file's path; dotted names
 must import, and an attribute after the module must exist on it (a mutant's name only needs its module).
@@ -109,14 +109,14 @@ def test_every_path_a_doc_names_exists(doc):
 def test_the_checker_catches_stale_names(tmp_path):
     """The checker itself: hand-written stale names are caught, live ones are not."""
     doc = tmp_path / "page.md"
-    doc.write_text("Live: `runner/run/run.py`, `auditpacks.judges.stats.wilson_interval`, `icj/score.py`,\n"
+    doc.write_text("Live: `runner/run/run.py`, `auditpacks.judges.statistics.stats.wilson_interval`, `icj/score.py`,\n"
                    "`tests/repo/test_docs.py::test_x`, `auditpacks.judges.choice.x_key__mutmut_4`, `--out x/y.py`.\n"
                    "Stale: `runner/execution/gone.py`, `auditpacks.runner.targets.gone`, `judges/x/y.py`,\n"
-                   "`tests/test_gone.py`, `auditpacks.judges.stats.no_such_function`, [link](../runner/nope.py).\n",
+                   "`tests/test_gone.py`, `auditpacks.judges.statistics.stats.no_such_function`, [link](../runner/nope.py).\n",
                    encoding="utf-8")
     assert problems(doc, _repo_files()) == [
         "../runner/nope.py is the end of no file's path",
-        "auditpacks.judges.stats.no_such_function: auditpacks.judges.stats has no no_such_function",
+        "auditpacks.judges.statistics.stats.no_such_function: auditpacks.judges.statistics.stats has no no_such_function",
         "auditpacks.runner.targets.gone: auditpacks.runner.targets has no gone",
         "judges/x/y.py does not exist",
         "runner/execution/gone.py does not exist",

@@ -22,21 +22,22 @@ def test_every_table_entry_names_an_existing_file():
 
 def test_every_module_is_covered_but_packages_data_and_the_declared_skips():
     found = mutation_map.modules()
-    assert "judges/stats.py" in found and "auditpacks/core/redact.py" in found and "runner/hosted/prices.py" in found
+    assert "judges/statistics/stats.py" in found and "auditpacks/core/redact.py" in found and "runner/hosted/prices.py" in found
     assert not any(m.endswith("__init__.py") or m.startswith("packs/data/") for m in found)
     assert not set(mutation_map.SKIP) & set(found)
 
 
 def test_a_modules_tests_are_its_mirrored_files_then_its_extras():
-    found = mutation_map.tests_for("judges/stats.py")
+    found = mutation_map.tests_for("judges/statistics/stats.py")
     extras = ["tests/judges/jacite/test_grounding.py", "tests/judges/iustitia/test_agreement.py"]
-    assert found[-2:] == extras and {"tests/judges/test_stats.py", "tests/judges/test_stats_references.py"} <= set(found)
-    assert all(re.fullmatch(r"tests/judges/test_stats(_\w+)?\.py", t) for t in found[:-2])
+    assert found[-2:] == extras and {"tests/judges/statistics/test_stats.py",
+                                     "tests/judges/statistics/test_stats_references.py"} <= set(found)
+    assert all(re.fullmatch(r"tests/judges/statistics/test_stats(_\w+)?\.py", t) for t in found[:-2])
     assert mutation_map.mirror_folder("auditpacks/core/redact.py") == "tests/core"
     assert {"tests/core/test_redact.py", "tests/core/test_redact_urls.py"} <= set(
         mutation_map.mirrored("auditpacks/core/redact.py"))
     assert "tests/runner/run/test_run_resume.py" not in mutation_map.tests_for("runner/run/run.py")
-    assert mutation_map.staged_path("judges/stats.py") == "src/auditpacks/judges/stats.py"
+    assert mutation_map.staged_path("judges/statistics/stats.py") == "src/auditpacks/judges/statistics/stats.py"
     assert mutation_map.staged_path("auditpacks/core/redact.py") == "src/auditpacks/core/redact.py"
 
 
@@ -67,8 +68,8 @@ def test_mutants_no_test_runs_count_against_the_score_and_listed_equivalents_do_
 
 
 def test_listing_a_module_without_tests_exits_1(capsys, monkeypatch):
-    assert mutation.list_modules(["judges/stats.py"]) == 0
-    assert "tests/judges/test_stats.py" in capsys.readouterr().out
+    assert mutation.list_modules(["judges/statistics/stats.py"]) == 0
+    assert "tests/judges/statistics/test_stats.py" in capsys.readouterr().out
     monkeypatch.setattr(mutation, "tests_for", lambda module: [])
-    assert mutation.list_modules(["judges/stats.py"]) == 1
-    assert "judges/stats.py: NO TESTS" in capsys.readouterr().out
+    assert mutation.list_modules(["judges/statistics/stats.py"]) == 1
+    assert "judges/statistics/stats.py: NO TESTS" in capsys.readouterr().out

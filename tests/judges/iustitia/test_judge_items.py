@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS
 from auditpacks.judges.iustitia.judge_items import (FABRICATED, FABRICATED_QUOTES, PRESSURE, WRONG,
                                                     calibration_items, judgment_text)
 from auditpacks.runner.cli.main import main

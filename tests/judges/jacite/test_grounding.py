@@ -9,7 +9,7 @@ import pytest
 from auditpacks.judges.jacite.grounding import ground_reply, grounding_verdict, headline, make_judge
 from auditpacks.packs.jacite.registry import (BUNDLED_MINPO, LawIndex, law_text_articles, load_registry,
                                               registry_from_manifest, registry_to_manifest)
-from auditpacks.judges.stats import fisher_exact_2x2, wilson_interval
+from auditpacks.judges.statistics.stats import fisher_exact_2x2, wilson_interval
 from auditpacks.core.errors import PackError
 from tests.support.paths import FIXTURES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS
 from auditpacks.judges.jacite.judge_items import INVENTED, WRONG, calibration_items
 from auditpacks.runner.cli.main import main
 from tests.support.paths import FIXTURES as TESTS_FIXTURES

@@ -13,7 +13,7 @@ import json
 
 from auditpacks.judges.jacite import grounding
 from auditpacks.judges.jacite import rescore as jacite_rescore
-from auditpacks.judges.stats import wilson_interval
+from auditpacks.judges.statistics.stats import wilson_interval
 from auditpacks.packs.jacite.numerals import DEFAULT_MODE
 from auditpacks.packs.jacite.registry import load_registry, registry_to_manifest
 from tests.support.paths import FIXTURES

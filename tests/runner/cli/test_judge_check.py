@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.judges.judge_items import GOLD
+from auditpacks.judges.trust.judge_items import GOLD
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.scripted_judge import answer
@@ -105,7 +105,7 @@ def test_the_correct_judge_is_qualified_and_its_file_is_named_for_it(packs, serv
 
 
 def test_a_qualification_with_a_skipped_probe_says_so_in_its_report_and_in_runs(packs, server, tmp_path, capsys):
-    from auditpacks.judges.qualification_store import status_line
+    from auditpacks.judges.trust.qualification_store import status_line
 
     capsys.readouterr()
     assert main(["judge-check", "--pack", str(packs["jacite"]), "--judge-model", "judge-correct", "--judge-base-url",

@@ -10,7 +10,7 @@ import pytest
 
 from auditpacks.judges.jacite.export import export_rows
 from auditpacks.judges.jacite.rescore import aggregate
-from auditpacks.judges.stats import ratio_bootstrap, wilson_interval
+from auditpacks.judges.statistics.stats import ratio_bootstrap, wilson_interval
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_file, run_here

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from auditpacks.judges.base import code_judge
 from auditpacks.judges.figures import Figure, interval
-from auditpacks.judges.stats import wilson_interval
+from auditpacks.judges.statistics.stats import wilson_interval
 
 
 def verdict(scenario: Mapping[str, Any], reply: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from auditpacks.judges.compare import compare_ratios, paired_row
+from auditpacks.judges.statistics.compare import compare_ratios, paired_row
 from auditpacks.judges.figures import Cell, Column, Plot, Section, Table, question_group
 
 

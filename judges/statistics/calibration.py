@@ -7,7 +7,7 @@ a confidence ``p`` (the model's probability for the option it chose), whether th
 * Expected calibration error (ECE): ten equal-width bins of p, right edges inclusive
   ([0, 0.1], (0.1, 0.2], …, (0.9, 1]) as scikit-learn's ``calibration_curve(strategy="uniform")``
   bins them; ECE = Σ_b (n_b / N) · |agreement_b − mean p_b|.
-* Both with 95% percentile intervals from :func:`~auditpacks.judges.stats.sums_bootstrap`,
+* Both with 95% percentile intervals from :func:`~auditpacks.judges.statistics.stats.sums_bootstrap`,
   resampling whole clusters (judgments), the same draws for both.
 * Reliability: per non-empty bin its range, count, mean confidence and agreement.
 * Risk–coverage: for each confidence threshold t, the tasks answered with p ≥ t: their agreement
@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from auditpacks.judges.stats import ratio_bootstrap, sums_bootstrap
+from auditpacks.judges.statistics.stats import ratio_bootstrap, sums_bootstrap
 
 BINS = 10
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)

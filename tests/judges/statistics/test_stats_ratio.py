@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from auditpacks.judges.stats import ratio_bootstrap
+from auditpacks.judges.statistics.stats import ratio_bootstrap
 
 # weights whose replicate sums stay below 1: each replicate's ratio is its sums divided as they are
 NUM = [round(x, 4) for x in np.random.default_rng(7).uniform(0, 0.02, 12)]

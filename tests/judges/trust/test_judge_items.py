@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditpacks.judges.judge_items import (FAIL, GOLD, LONGER, PASS, REORDERED, RESTATEMENT, CalibrationItem,
+from auditpacks.judges.trust.judge_items import (FAIL, GOLD, LONGER, PASS, REORDERED, RESTATEMENT, CalibrationItem,
                                            longer, reordered, verbatim_span, with_probes)
 
 PROMPT = "Question?\n\nOptions:\n- yes: It did.\n- no: It did not.\n- not_mentioned: Silent.\n\nReply with a key."
@@ -45,7 +45,7 @@ def test_verbatim_span_is_a_substring_of_the_text():
 
 
 def test_a_probe_not_made_from_every_item_is_recorded_with_why():
-    from auditpacks.judges.judge_items import skipped_probes
+    from auditpacks.judges.trust.judge_items import skipped_probes
 
     plain = item(id="p · gold", scenario={"name": "p", "test_prompt": "Which article applies?"})
     items = with_probes([item(), plain])   # one item lists options, one does not

@@ -3,7 +3,7 @@ fewer than three clusters (rows written by hand)."""
 
 from __future__ import annotations
 
-from auditpacks.judges.significance import decide, excludes_zero, few_cluster_warnings
+from auditpacks.judges.statistics.significance import decide, excludes_zero, few_cluster_warnings
 
 
 def row(ci=None, p=None, *, tested=False, clusters=10, figure="micro agreement"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.judges.panel import TIE, alpha, disagreement_lines, majority, panel_figures, weighted
+from auditpacks.judges.trust.panel import TIE, alpha, disagreement_lines, majority, panel_figures, weighted
 
 
 def test_majority_and_a_tie():

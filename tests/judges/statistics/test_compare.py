@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.judges.compare import compare_choices, compare_f1, compare_ratios, mcnemar_exact
+from auditpacks.judges.statistics.compare import compare_choices, compare_f1, compare_ratios, mcnemar_exact
 from auditpacks.runner.cli.main import main
 from tests.support.hand_runs import choice_result, error_result, write_run
 from tests.support.tiny_pack import write_pack

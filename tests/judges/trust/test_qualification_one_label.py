@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS, CalibrationItem, longer
-from auditpacks.judges.qualification import BAR, assess
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS, CalibrationItem, longer
+from auditpacks.judges.trust.qualification import BAR, assess
 
 SCENARIO = {"name": "s", "test_prompt": "q"}
 KINDS = {PASS: [GOLD, "reference answer, paraphrased"], FAIL: ["wrong answer", "unsupported citation"]}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from auditpacks.judges.stats import cluster_bootstrap, fisher_exact_2x2, ratio_bootstrap, wilson_interval
+from auditpacks.judges.statistics.stats import cluster_bootstrap, fisher_exact_2x2, ratio_bootstrap, wilson_interval
 
 
 def _pct(interval):

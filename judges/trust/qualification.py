@@ -1,6 +1,6 @@
 """Whether a checklist judge may grade: its verdicts on labelled calibration items against the known ones.
 
-:func:`assess` takes the calibration items (:mod:`auditpacks.judges.judge_items`) and the
+:func:`assess` takes the calibration items (:mod:`auditpacks.judges.trust.judge_items`) and the
 judge's verdict on each (``pass``, ``fail``, or None when it was left ungraded or the call
 failed) and reports, per kind of core item (what it expects), the agreement with the known
 verdict and its 95% Wilson interval, Cohen's kappa over the graded core items (scikit-learn),
@@ -17,8 +17,8 @@ import math
 from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
-from auditpacks.judges.judge_items import CalibrationItem, skipped_probes
-from auditpacks.judges.stats import wilson_interval
+from auditpacks.judges.trust.judge_items import CalibrationItem, skipped_probes
+from auditpacks.judges.statistics.stats import wilson_interval
 
 #: The bar (docs/judges.md): lowest Wilson 95% lower bound of the agreement on any kind of core item, lowest
 #: Cohen's kappa, highest share of items left ungraded, highest Wilson 95% upper bound of a probe's flip rate.

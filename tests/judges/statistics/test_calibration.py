@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.judges.calibration import automation, brier, ece, reliability, risk_coverage, scores
+from auditpacks.judges.statistics.calibration import automation, brier, ece, reliability, risk_coverage, scores
 
 P, Y, C = [0.95, 0.92, 0.6, 0.3], [1, 0, 1, 1], ["A", "A", "B", "B"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import binomtest
 
-from auditpacks.judges.consistency import judge_vs_code, summary_line
+from auditpacks.judges.trust.consistency import judge_vs_code, summary_line
 from tests.support.tiny_pack import tiny_scenario
 
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from auditpacks.judges.calibration import (_brier, _ece, automation, brier, ece, reliability, risk_coverage, scores,
+from auditpacks.judges.statistics.calibration import (_brier, _ece, automation, brier, ece, reliability, risk_coverage, scores,
                                            sufficient)
-from auditpacks.judges.stats import ratio_bootstrap, sums_bootstrap
+from auditpacks.judges.statistics.stats import ratio_bootstrap, sums_bootstrap
 
 P, Y, C = [0.95, 0.92, 0.6, 0.3], [1, 0, 1, 1], ["A", "A", "B", "B"]
 # twelve tasks over six judgments, confidences spread over every tenth

@@ -3,7 +3,7 @@
 Every difference is run A minus run B. Each replicate of the paired bootstrap draws
 whole clusters once (judgments, questions or targets) and recomputes the statistic for
 both runs on that same draw, so the correlation between the runs is kept; the
-replicates come from :func:`auditpacks.judges.stats.cluster_bootstrap` (seeded,
+replicates come from :func:`auditpacks.judges.statistics.stats.cluster_bootstrap` (seeded,
 percentile interval, replicates that are undefined are dropped).
 
 * :func:`compare_choices`: closed questions. Micro and macro agreement differences
@@ -13,7 +13,7 @@ percentile interval, replicates that are undefined are dropped).
   every replicate).
 
 :func:`paired_row` is one compared figure as ``compare`` prints it; a benchmark's
-``paired.compare`` returns a list of them, and :mod:`auditpacks.judges.significance` decides each.
+``paired.compare`` returns a list of them, and :mod:`auditpacks.judges.statistics.significance` decides each.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from auditpacks.judges.stats import cluster_bootstrap
+from auditpacks.judges.statistics.stats import cluster_bootstrap
 
 B = 2000
 SEED = 0

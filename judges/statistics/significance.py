@@ -1,13 +1,13 @@
 """Whether a compared figure differs: ``significant``, ``not significant`` or ``not testable``, and by what.
 
-A row of ``compare`` (:func:`auditpacks.judges.compare.paired_row`) may carry a paired 95% interval of
+A row of ``compare`` (:func:`auditpacks.judges.statistics.compare.paired_row`) may carry a paired 95% interval of
 A − B, a test's p, or both. The rule, at the 5% level:
 
 * both: significant only when the interval excludes 0 **and** p < 0.05 (the two agree); when they
   disagree, the stricter verdict stands: not significant;
 * one of them: that one decides;
 * neither (no difference defined, no discordant pair and no interval): not testable;
-* fewer than :data:`~auditpacks.judges.sample_size.FEW_CLUSTERS` clusters: not testable, the interval
+* fewer than :data:`~auditpacks.judges.statistics.sample_size.FEW_CLUSTERS` clusters: not testable, the interval
   withheld (a bootstrap over one or two clusters says almost nothing, and the test ignores clustering).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from auditpacks.judges.sample_size import FEW_CLUSTERS, few_clusters
+from auditpacks.judges.statistics.sample_size import FEW_CLUSTERS, few_clusters
 
 ALPHA = 0.05
 SIGNIFICANT, NOT_SIGNIFICANT, NOT_TESTABLE = "significant", "not significant", "not testable"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from auditpacks.judges.stats import cluster_bootstrap, fisher_exact_2x2, ratio_bootstrap, wilson_interval
+from auditpacks.judges.statistics.stats import cluster_bootstrap, fisher_exact_2x2, ratio_bootstrap, wilson_interval
 
 SCORES = [0.0, 1.0, 1.0, 0.0, 1.0, 0.5, 0.25, 1.0]
 NUM, DEN = [0, 1, 2, 0, 3, 1, 0], [3, 4, 5, 2, 6, 1, 2]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auditpacks.judges.reader import Reader
-from auditpacks.judges.sample_size import warnings
+from auditpacks.judges.statistics.sample_size import warnings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_file, run_here
 from tests.support.tiny_pack import write_pack

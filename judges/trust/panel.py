@@ -14,7 +14,7 @@ import itertools
 import math
 from typing import Any, Mapping, Sequence
 
-from auditpacks.judges.qualification import kappa
+from auditpacks.judges.trust.qualification import kappa
 
 WEIGHTS = {"qualified": 1.0, "unchecked": 0.5, "not qualified": 0.0}
 TIE = "tie"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from auditpacks.judges.stats import wilson_interval
+from auditpacks.judges.statistics.stats import wilson_interval
 
 
 def judge_vs_code(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]], checks: Mapping[int, str],

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from auditpacks.judges.stats import cluster_bootstrap, sums_bootstrap
+from auditpacks.judges.statistics.stats import cluster_bootstrap, sums_bootstrap
 
 NUM = [round(x, 3) for x in np.random.default_rng(43).uniform(0, 3, 25)]
 DEN = [round(x, 3) for x in np.random.default_rng(44).uniform(1, 6, 25)]

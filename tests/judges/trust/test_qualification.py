@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from scipy.stats import binomtest
 
-from auditpacks.judges.judge_items import FAIL, GOLD, PASS, CalibrationItem, longer
-from auditpacks.judges.qualification import BAR, assess, kappa, verdict_of
+from auditpacks.judges.trust.judge_items import FAIL, GOLD, PASS, CalibrationItem, longer
+from auditpacks.judges.trust.qualification import BAR, assess, kappa, verdict_of
 
 SCENARIO = {"name": "s", "test_prompt": "q"}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from auditpacks.runner.cli.export_inspect import PACK_HELP, RUN_HELP
+from auditpacks.runner.cli.export.inspect_eval import PACK_HELP, RUN_HELP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
