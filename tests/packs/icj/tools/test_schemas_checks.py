@@ -149,3 +149,26 @@ def test_a_reference_elsewhere_is_never_retrieved():
     with pytest.raises(NoSuchResource) as err:
         _retrieve("https://example.org/q.json")
     assert err.value.ref == "https://example.org/q.json"
+
+
+@pytest.mark.parametrize("schema, pattern", [
+    ({"type": "string", "pattern": "{d"}, "{d"),             # Python's re takes it, the regex library does not
+    ({"type": "object", "patternProperties": {"^ok$": {}, "{s": {}}}, "{s"),
+    ({"type": "string", "pattern": "{d" + "x" * 100}, "{d" + "x" * 78),
+])
+def test_a_pattern_the_matcher_cannot_compile_is_refused_at_load(schema, pattern):
+    assert refused(schema).startswith(f"w: tool find_case: pattern {pattern!r} is not a regular expression (")
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"{d": {"type": "string", "description": "the case id (three digits"}}},
+    {"type": "string", "description": "{d", "title": "(unclosed", "examples": ["{s"]},
+])
+def test_names_and_texts_that_are_no_patterns_are_not_compiled(schema):
+    check(schema, "w")
+
+
+def test_the_best_match_is_the_shallowest_error():
+    schema = {"type": "object", "patternProperties": {"^n_": {"type": "integer"}}, "required": ["q"]}
+    assert problem({"n_a": "x"}, schema) == "arguments do not fit the tool: 'q' is a required property"
+    assert problem({"n_a": "x", "q": 1}, schema) == "arguments do not fit the tool: 'x' is not of type 'integer'"
