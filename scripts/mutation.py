@@ -56,7 +56,7 @@ def write_config(stage: Path, module: str, tests: list[str]) -> None:
     kept = [line for line in _without_table(text.splitlines(), "[tool.mutmut]")]
     options = dict(shared, source_paths=[staged_path(module)], pytest_add_cli_args_test_selection=tests)
     options.pop("paths_to_mutate", None)
-    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/"]
+    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/", "codebook.yaml"]
     table = ["[tool.mutmut]"] + [f"{key} = {toml_value(val)}" for key, val in options.items()]
     (stage / "pyproject.toml").write_text("\n".join(kept + [""] + table) + "\n", encoding="utf-8")
 
@@ -83,6 +83,7 @@ def stage_module(module: str, tests: list[str]) -> Path:
         shutil.copytree(ROOT / folder, stage / "src" / target, ignore=ignore, dirs_exist_ok=True)
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=ignore)
     shutil.copytree(ROOT / "packs" / "data", stage / "packs" / "data")  # tests read bundled data by path (also_copy)
+    shutil.copy2(ROOT / "codebook.yaml", stage / "codebook.yaml")  # and the codebook at the repository's root
     write_config(stage, module, tests)
     (stage / "mutants" / "src").mkdir(parents=True)  # exists before Python starts, or its path cache skips it
     return stage

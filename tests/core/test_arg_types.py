@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from auditpacks.core.arg_types import integer, number, port, text
+from auditpacks.core.arg_types import integer, number, plain, port, text
 
 
 @pytest.mark.parametrize("value, expected", [("0", 0), (" 7 ", 7), ("-3", -3)])
@@ -73,3 +73,19 @@ def test_a_bad_value_is_argparse_one_line_error_with_exit_2(capsys):
     assert exc.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "auditpacks: error: argument --concurrency: must be at least 1, got 0")
+
+
+@pytest.mark.parametrize("doc, help_text", [
+    (None, ""),
+    ("", ""),
+    ("Plain words stay.", "Plain words stay."),
+    ("At most ``--limit`` scenarios.", "At most --limit scenarios."),
+    ("See :func:`split_reasoning`.", "See split_reasoning."),
+    ("See :func:`auditpacks.core.reasoning.split_reasoning`.", "See split_reasoning."),
+    ("See :func:`~auditpacks.core.reasoning.split_reasoning`.", "See split_reasoning."),
+    ("Raises :class:`PackError`; reads :mod:`json`, :data:`ABSURD` and ``x``.",
+     "Raises PackError; reads json, ABSURD and x."),
+    ("A :Func:`x` role in capitals is not one.", "A :Func:`x` role in capitals is not one."),
+])
+def test_plain_reads_a_docstring_as_help_text(doc, help_text):
+    assert plain(doc) == help_text

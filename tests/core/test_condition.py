@@ -35,7 +35,10 @@ def test_a_run_without_tools_has_no_condition_key(tmp_path):
 @pytest.mark.parametrize("bad, field", [({"tools": {}}, "with a name"),
                                         ({"name": "c", "tools": ["a"]}, "condition.tools"),
                                         ({"name": "c", "snapshots": {"d": 1}}, "condition.snapshots"),
-                                        ({"name": "c", "search": 3}, "condition.search")])
+                                        ({"name": "c", "search": 3}, "condition.search"),
+                                        ({"name": "c", "cutoff_policy": ["before"]}, "condition.cutoff_policy"),
+                                        ({"name": "", "tools": {}}, "with a name"),
+                                        ("Designed Tools Only", "with a name")])
 def test_a_bad_condition_is_one_line_naming_the_field(tmp_path, bad, field):
     path = tmp_path / "m.run.json"
     record().save(path)
@@ -43,3 +46,9 @@ def test_a_bad_condition_is_one_line_naming_the_field(tmp_path, bad, field):
     with pytest.raises(FormatError, match=field) as caught:
         RunRecord.load(path)
     assert str(caught.value).startswith("m.run.json: field condition")
+
+
+def test_a_condition_with_only_a_name_has_no_tools_search_policy_or_snapshots():
+    read = Condition.from_dict({"name": "No Tools"}, "m.run.json")
+    assert read == Condition(name="No Tools", tools={}, search=None, cutoff_policy=None, snapshots={})
+    assert read.tools == {} and read.snapshots == {}

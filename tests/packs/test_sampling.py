@@ -47,6 +47,33 @@ def test_keys_of_other_types_are_grouped_by_value():
     assert sorted(chosen) == [9, 10]
 
 
+def test_groups_are_visited_in_the_order_of_their_key_s_text():
+    """Keys 2 and 10 draw what keys "2" and "10" draw: "10" sorts (and draws) first, whatever the keys' type."""
+    items = [(k, i) for i in range(5) for k in (2, 10)]
+    for seed in range(10):
+        as_numbers = per_group(items, 2, seed=seed, key=first)
+        as_text = per_group(items, 2, seed=seed, key=lambda item: str(item[0]))
+        assert as_numbers == as_text
+
+
+@pytest.mark.parametrize("missing", [None, 0])
+def test_keys_of_mixed_types_are_grouped_without_comparing_them(missing):
+    """A selection keyed on metadata that some scenarios lack groups those under None beside the text keys."""
+    items = [("a", 0), (missing, 1), ("a", 2), (missing, 3), ("b", 4)]
+    chosen = per_group(items, 1, seed=0, key=first)
+    assert sorted(str(k) for k, _ in chosen) == sorted(["a", "b", str(missing)])
+
+
+def test_a_group_that_fits_takes_no_draw_from_the_others():
+    """A group of exactly n is kept whole without drawing, so adding it leaves the other groups' picks alone."""
+    larger = [("b", i) for i in range(6)]
+    fits = [("a", 10), ("a", 11)]  # visited first ("a" < "b")
+    for seed in range(10):
+        alone = per_group(larger, 2, seed=seed, key=first)
+        together = per_group(fits + larger, 2, seed=seed, key=first)
+        assert together == fits + alone
+
+
 def test_check_count_refuses_a_shortfall_unless_accepted(capsys):
     from auditpacks.core.errors import PackError
     from auditpacks.packs.sampling import check_count

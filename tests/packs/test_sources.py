@@ -1,6 +1,7 @@
 """Where a builder's data comes from: local folders, hub downloads' one-line failures, and SHA256SUMS."""
 
 import hashlib
+import sys
 
 import huggingface_hub
 import pytest
@@ -72,3 +73,33 @@ def test_a_malformed_checksum_line_is_named(tmp_path, line):
     with pytest.raises(PackError) as err:
         verify_checksums(tmp_path, [])
     assert str(err.value) == "SHA256SUMS line 2: not a '<sha256>  <file>' line"
+
+
+@pytest.mark.parametrize("listed", ["./data/test.jsonl", "*data/test.jsonl", "data/test.jsonl", " *./data/test.jsonl"])
+def test_a_listed_file_is_checked_whatever_its_prefix(tmp_path, listed):
+    """``./`` and sha256sum's binary marker ``*`` do not hide a file from the check."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "test.jsonl").write_bytes(b"changed\n")
+    (tmp_path / "SHA256SUMS").write_text(f"{sha(b'abc' + bytes([10]))} {listed}\n")
+    with pytest.raises(PackError, match=r"^data/test.jsonl: sha256 does not match SHA256SUMS"):
+        verify_checksums(tmp_path, ["data/test.jsonl"])
+
+
+@pytest.mark.parametrize("name", ["XNLI.json", "X*.json", "x./y.json"])
+def test_a_file_name_is_taken_as_written(tmp_path, name):
+    (tmp_path / "x.").mkdir()
+    (tmp_path / name).write_bytes(b"changed")
+    (tmp_path / "SHA256SUMS").write_text(f"{sha(b'published')}  {name}\n")
+    with pytest.raises(PackError, match="sha256 does not match"):
+        verify_checksums(tmp_path, [name])
+
+
+def test_an_indented_comment_is_skipped(tmp_path):
+    (tmp_path / "SHA256SUMS").write_text(f"  # published sums\n\t# of 2026\n{sha(b'x')}  ok.txt\n")
+    assert verify_checksums(tmp_path, ["ok.txt"]) is True
+
+
+def test_without_huggingface_hub_a_download_is_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # import fails as if not installed
+    with pytest.raises(PackError, match=r"^hf:owner/name@v1: huggingface_hub is not installed \(.+\)$"):
+        resolve_source("hf:owner/name@v1")

@@ -109,3 +109,67 @@ def test_table_files_a_folder_of_parts_else_named_files_first_place_wins(tmp_pat
     for name in ("q-00001-of-00002.jsonl", "q-00000-of-00002.jsonl", "qq.jsonl"):
         (tmp_path / name).write_bytes(b"")
     assert [p.name for p in table_files(tmp_path, "q")] == ["q-00000-of-00002.jsonl", "q-00001-of-00002.jsonl"]
+
+
+def test_a_table_keeps_its_files_label_and_format(tmp_path):
+    table = LocalTable([jsonl(tmp_path / "a.jsonl", [])], "tasks (configuration tasks)")
+    assert table.files == [tmp_path / "a.jsonl"] and table.label == "tasks (configuration tasks)"
+    assert table.parquet is False and table.root is None
+
+
+@pytest.mark.parametrize("text", ['[{"id": 1, "x": "p"}, {"id": 2}]', '{"id": 1, "x": "p"}\n{"id": 2}\n'])
+def test_a_json_file_gives_only_the_requested_columns(tmp_path, text):
+    path = tmp_path / "t.json"
+    path.write_text(text, encoding="utf-8")
+    assert list(LocalTable([path], "t").rows(["x", "missing"])) == [{"x": "p"}, {}]
+    assert list(LocalTable([path], "t").rows()) == [{"id": 1, "x": "p"}, {"id": 2}]
+
+
+def test_a_json_file_of_one_object_is_one_row(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('{"id": 1, "x": "p"}', encoding="utf-8")
+    assert list(LocalTable([path], "t").rows()) == [{"id": 1, "x": "p"}]
+    assert list(LocalTable([path], "t").rows(["x"])) == [{"x": "p"}]
+
+
+@pytest.mark.parametrize("data, message", [
+    (b'[{"id": 1},', "t.json: cannot read: invalid JSON at line 1 column 12: Expecting value"),
+    (b'[{"id": 1},\n {"id" 2}]', "t.json: cannot read: invalid JSON at line 2 column 8: Expecting ':' delimiter"),
+    (b'["\xff"]', "t.json: cannot read: not UTF-8 text (invalid start byte at byte 2)"),
+    (b"[" * 100_000 + b"]" * 100_000, "t.json: JSON nested too deeply to read"),
+])
+def test_a_json_file_that_cannot_be_read_is_one_line_naming_it(tmp_path, data, message):
+    path = tmp_path / "t.json"
+    path.write_bytes(data)
+    with pytest.raises(PackError) as err:
+        list(LocalTable([path], "t").rows())
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("error, reason", [(OSError("disk gone\nerrno 5"), "disk gone"), (OSError(), "OSError"),
+                                           (ValueError("  "), "ValueError")])
+def test_a_parquet_file_that_cannot_be_read_gives_the_first_line_of_why(tmp_path, monkeypatch, error, reason):
+    path = parquet(tmp_path / "x.parquet", [{"id": 1}])
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(pq, "read_schema", fail)
+    monkeypatch.setattr(pq, "ParquetFile", fail)
+    table = LocalTable([path], "units")
+    for read in (lambda: table.columns, lambda: list(table.rows())):
+        with pytest.raises(PackError) as err:
+            read()
+        assert str(err.value) == f"x.parquet: cannot read: {reason}"
+
+
+def test_table_files_named_files_before_their_shards(tmp_path):
+    from auditpacks.packs.tables import table_files
+
+    (tmp_path / "data").mkdir()
+    for name in ("q-00001-of-00002.jsonl", "q-00000-of-00002.jsonl", "q.jsonl", "qq.jsonl"):
+        (tmp_path / "data" / name).write_bytes(b"")
+    assert [p.name for p in table_files(tmp_path, "q")] == [  # q.jsonl first, though "q-" sorts before "q."
+        "q.jsonl", "q-00000-of-00002.jsonl", "q-00001-of-00002.jsonl"]
+    (tmp_path / "q.json").write_bytes(b"")  # the source's root comes before data/
+    assert table_files(tmp_path, "q") == [tmp_path / "q.json"]

@@ -97,11 +97,12 @@ def check(schema: Any, where: str) -> None:
         raise FormatError(f"{where}: not a valid JSON schema ({exc.message[:200]})") from None
     except RecursionError:
         raise FormatError(f"{where}: JSON schema nested too deeply") from None
-    for key, value in _walk(schema):
-        if key in _REFS and not (isinstance(value, str) and value.startswith("#")):
+    for key, value in _walk(schema):  # a subschema named like a keyword ($defs: {pattern: {...}}) is not one
+        if key in _REFS and not isinstance(value, dict) and not (isinstance(value, str) and value.startswith("#")):
             raise FormatError(f"{where}: {key} {str(value)[:80]!r} is not local (only #... references; nothing is "
                               "fetched)")
-        patterns = [value] if key == "pattern" else list(value) if key == "patternProperties" else []
+        patterns = [value] if key == "pattern" and isinstance(value, str) else \
+            list(value) if key == "patternProperties" and isinstance(value, dict) else []
         for pattern in patterns:
             try:
                 regex.compile(pattern)

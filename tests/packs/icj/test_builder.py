@@ -29,9 +29,9 @@ def build(source, out, *extra):
     return icj.build(parser.parse_args(["--source", str(source), "--out", str(out), *extra]))
 
 
-@pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    return load_pack(build(FIX, tmp_path_factory.mktemp("pack") / "icj.json"), require_manifest=True)
+@pytest.fixture  # built for each test that reads it, so that mutation testing knows each test runs the build
+def pack(tmp_path):
+    return load_pack(build(FIX, tmp_path / "pack" / "icj.json"), require_manifest=True)
 
 
 def test_registered():

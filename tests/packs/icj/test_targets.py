@@ -101,3 +101,27 @@ def test_validation_status_wherever_kept(data, status):
 ])
 def test_other_validation_metadata_is_kept_as_given(data, status):
     assert validation_status(data, "rec") == status
+
+
+def test_an_empty_description_is_no_description():
+    assert case_description({"input": "", "case": {"name": "Nicaragua"}}) == {"name": "Nicaragua"}
+    assert case_description({"input": [], "description": "text"}) == "text"
+
+
+def test_case_id_sets_normalise_every_numeric_form():
+    assert case_id_set(["0070", "070", "70", "0001"]) == frozenset({"070", "001"})
+
+
+@pytest.mark.parametrize("day", [1986, "", " "])
+def test_a_date_that_is_not_text_names_the_line_and_target(day):
+    with pytest.raises(FormatError) as err:
+        Target.from_record(record(target_decision_date=day), "L")
+    assert str(err.value) == f"L (070-19860627-JUD-01): field target_decision_date {day!r} is not an ISO date"
+
+
+def test_a_bad_target_in_the_file_names_its_line(tmp_path):
+    path = tmp_path / "test.jsonl"
+    path.write_text(json.dumps(record()) + "\n" + json.dumps(record(case_id="70")) + "\n")
+    with pytest.raises(FormatError) as err:
+        load_targets(path)
+    assert str(err.value) == "test.jsonl line 2: field case_id '70' is not a three-character id"
