@@ -118,11 +118,48 @@ def next_steps() -> str:
             "  auditpacks run --pack build/jacite.json --limit 50")
 
 
-def test(extra: list[str]) -> None:
+#: At most this many pytest workers (pytest-xdist); AUDITPACKS_TEST_WORKERS chooses another number.
+MAX_WORKERS = 4
+NO_TESTS_COLLECTED = 5  # pytest's exit code
+
+
+def workers(cpus: int | None = None) -> list[str]:
+    """pytest-xdist's options: one worker per core, at most :data:`MAX_WORKERS`; none on one core."""
+    chosen = os.environ.get("AUDITPACKS_TEST_WORKERS", "")
+    count = int(chosen) if chosen.isdigit() else min(MAX_WORKERS, cpus or os.cpu_count() or 1)
+    return ["-n", str(count)] if count > 1 else []
+
+
+def suite_runs(extra: list[str], cpus: int | None = None) -> list[list[str]]:
+    """The pytest runs that make up the suite for these arguments. With no marker chosen (``-m``), two: the
+    tests without the embedded model spread over the cores, then the model's tests in one process on every
+    core (two llama.cpp servers sharing two cores each run several times slower than one alone). A marker
+    chosen is one run over the cores; workers chosen (``-n``, ``--dist``, ``-p no:xdist``), one run as typed."""
+    if any(a.startswith(("-n", "--numprocesses", "--dist")) for a in extra) or "no:xdist" in extra:
+        return [["-q", *extra]]
+    if any(a.startswith("-m") for a in extra):
+        return [["-q", *workers(cpus), *extra]]
+    return [["-q", *workers(cpus), "-m", "not model", *extra], ["-q", "-m", "model", *extra]]
+
+
+def outcome(codes: list[int]) -> int:
+    """One exit code for several pytest runs: the first failure's; a run that selected nothing counts only
+    when every run selected nothing."""
+    failures = [code for code in codes if code not in (0, NO_TESTS_COLLECTED)]
+    if failures:
+        return failures[0]
+    return NO_TESTS_COLLECTED if all(code == NO_TESTS_COLLECTED for code in codes) else 0
+
+
+def test(extra: list[str]) -> int:
     ensure_system_packages()
     setup_studio()
     env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV))}
-    sh(bin_path("python"), "-m", "pytest", "-q", *extra, env=env)
+    codes = []
+    for args in suite_runs(extra):
+        print("+", bin_path("python"), "-m pytest", " ".join(args), flush=True)
+        codes.append(subprocess.run([str(bin_path("python")), "-m", "pytest", *args], cwd=ROOT, env=env).returncode)
+    return outcome(codes)
 
 
 def main() -> int:
@@ -134,7 +171,7 @@ def main() -> int:
         if sys.argv[1] == "demo":
             demo()
         elif sys.argv[1] == "test":
-            test(sys.argv[2:])
+            return test(sys.argv[2:])
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     return 0

@@ -61,6 +61,7 @@ def in_tier(path: str, prefixes: tuple[str, ...]) -> bool:
     return any(path.startswith(prefix) for prefix in prefixes)
 
 
+@pytest.hookimpl(tryfirst=True)  # the markers exist before -m selects by them
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -91,7 +92,8 @@ def embedded_model():
     reason = embedded_available()
     if reason:
         model_unusable(reason)
-    model = EmbeddedModel(ctx=8192, threads=2)
+    # beside other pytest-xdist workers, one thread: llama.cpp's threads wait at a barrier for a free core each step
+    model = EmbeddedModel(ctx=8192, threads=1 if os.environ.get("PYTEST_XDIST_WORKER") else 2)
     try:
         model.start()
     except EmbeddedModelError as exc:

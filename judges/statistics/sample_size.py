@@ -6,7 +6,7 @@
   the unit of its paired comparison: judgment, question or target); with fewer than
   :data:`FEW_CLUSTERS` of them an interval says almost nothing. A benchmark that warns about its
   clusters itself (a warning naming the unit) is not warned twice. Where figures are computed per
-  group (jacite's languages, its ``Grouping.per``), each group's clusters are counted too.
+  group (a benchmark's languages, say: its ``Grouping.per``), each group's clusters are counted too.
 
 The warnings join the headline's ``warnings``, which the summary prints as notes and the report shows
 in every benchmark's section.

@@ -70,7 +70,7 @@ def compare_runs(a: LoadedRun, b: LoadedRun, *, round_index: int = 0) -> dict[st
 
 
 def _runs_cluster_warnings(a: LoadedRun, b: LoadedRun, unit: str) -> list[str]:
-    """The few-clusters warnings the runs' own summaries carry (e.g. Iustitia's under 30 judgments), once each."""
+    """The few-clusters warnings the runs' own summaries carry, once each."""
     said = {name: [w for w in run.reader.recorded(run.record).warnings
                    if isinstance(w, str) and w.startswith("only ") and f"{unit}s" in w]
             for name, run in (("A", a), ("B", b))}

@@ -71,3 +71,44 @@ def test_a_failed_studio_install_is_one_line_and_the_tests_go_on(monkeypatch, tm
     assert said[-1] == (f"bootstrap: could not install simpleaudit-studio==0.5.20 into {venv}: × No solution found; "
                         "tests/e2e/test_studio.py fails")
     assert not (venv / ".auditpacks-installed").exists()
+
+
+def test_the_suite_runs_without_the_model_over_the_cores_then_the_model_alone(monkeypatch):
+    monkeypatch.delenv("AUDITPACKS_TEST_WORKERS", raising=False)
+    assert bootstrap.suite_runs([], cpus=2) == [["-q", "-n", "2", "-m", "not model"], ["-q", "-m", "model"]]
+    assert bootstrap.suite_runs(["-x", "tests/e2e"], cpus=16) == [["-q", "-n", "4", "-m", "not model", "-x", "tests/e2e"],
+                                                                 ["-q", "-m", "model", "-x", "tests/e2e"]]
+    assert bootstrap.suite_runs([], cpus=1) == [["-q", "-m", "not model"], ["-q", "-m", "model"]]
+
+
+def test_a_chosen_marker_is_one_run_over_the_cores_and_chosen_workers_one_run_as_typed(monkeypatch):
+    monkeypatch.delenv("AUDITPACKS_TEST_WORKERS", raising=False)
+    assert bootstrap.suite_runs(["-m", "quick"], cpus=2) == [["-q", "-n", "2", "-m", "quick"]]
+    assert bootstrap.suite_runs(["-mquick"], cpus=3) == [["-q", "-n", "3", "-mquick"]]
+    for given in (["-n", "3"], ["-n3"], ["--numprocesses", "3"], ["--dist", "load"], ["-p", "no:xdist"]):
+        assert bootstrap.suite_runs(given, cpus=8) == [["-q", *given]], given
+    monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "1")
+    assert bootstrap.suite_runs(["-m", "quick"], cpus=8) == [["-q", "-m", "quick"]]
+    monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "3")
+    assert bootstrap.suite_runs(["-m", "quick"], cpus=2) == [["-q", "-n", "3", "-m", "quick"]]
+
+
+def test_the_runs_exit_with_the_first_failure_and_selecting_nothing_fails_only_everywhere():
+    assert bootstrap.outcome([0, 0]) == 0
+    assert bootstrap.outcome([0, 5]) == 0 and bootstrap.outcome([5, 0]) == 0
+    assert bootstrap.outcome([1, 0]) == 1 and bootstrap.outcome([0, 2]) == 2 and bootstrap.outcome([5, 3]) == 3
+    assert bootstrap.outcome([1, 2]) == 1
+    assert bootstrap.outcome([5, 5]) == 5 and bootstrap.outcome([5]) == 5
+
+
+def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch):
+    ran = []
+    monkeypatch.setattr(bootstrap, "ensure_system_packages", lambda: None)
+    monkeypatch.setattr(bootstrap, "setup_studio", lambda: None)
+    monkeypatch.setattr(bootstrap, "suite_runs", lambda extra: [["-m", "not model"], ["-m", "model"]])
+    codes = iter([1, 0])
+    monkeypatch.setattr(bootstrap.subprocess, "run",
+                        lambda command, **kw: ran.append((command[3:], kw["env"]["AUDITPACKS_REQUIRE_MODEL"]))
+                        or bootstrap.subprocess.CompletedProcess(command, next(codes)))
+    assert bootstrap.test([]) == 1
+    assert ran == [(["-m", "not model"], "1"), (["-m", "model"], "1")]
