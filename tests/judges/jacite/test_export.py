@@ -35,7 +35,8 @@ def graded(name, judgment, *replies):
 
 
 FULL = {"mode": "full", "deleted_as": "real"}
-JA = graded("q1 (ja)", grounding("q1", "ja", ["709", "9999"], ["9999"], **FULL), "第1条", "第709条と第9999条です。")
+JA = graded("q1 (ja)", grounding("q1", "ja", ["709", "9999"], ["9999"], **FULL),
+            "第1条", "第709条と第9999条です。")   # the last reply is the one graded
 EN = graded("q1 (en)", grounding("q1", "en", ["1"], [], **FULL), None)   # a reply that is not text
 
 
@@ -43,8 +44,8 @@ def test_one_row_per_graded_result_with_the_rescore_fields():
     rows, skipped, modes = export_rows({"results": [JA, EN]}, model="m1")
     assert rows == [
         {"id": "q1", "model": "m1", "language": "ja", "law_id": CIVIL, "gold_article": "709",
-         "response": "第709条と第9999条です。", "cited": ["709", "9999"], "invented": ["9999"], "real_not_gold": [],
-         "n_cited": 2, "n_invented": 1, "scenario": "q1 (ja)"},
+         "response": "第709条と第9999条です。", "cited": ["709", "9999"], "invented": ["9999"],
+         "real_not_gold": [], "n_cited": 2, "n_invented": 1, "scenario": "q1 (ja)"},
         {"id": "q1", "model": "m1", "language": "en", "law_id": CIVIL, "gold_article": "709", "response": "",
          "cited": ["1"], "invented": [], "real_not_gold": ["1"], "n_cited": 1, "n_invented": 0,
          "scenario": "q1 (en)"}]
@@ -126,7 +127,7 @@ def test_a_run_graded_by_another_judge_stops_the_command_naming_the_results_file
 def test_a_run_record_named_elsewhere_is_read(tmp_path):
     record = write_run(tmp_path / "elsewhere", "other", write_pack(tmp_path / "tiny.json", 1), "grounding", [EN])
     code, out = export(tmp_path, [EN], "--run", str(record))
-    assert json.loads(out.read_text(encoding="utf-8"))[0]["model"] == "other"
+    assert code == 0 and json.loads(out.read_text(encoding="utf-8"))[0]["model"] == "other"
 
 
 def test_the_options_and_their_help():
