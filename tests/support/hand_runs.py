@@ -60,3 +60,24 @@ def tiny_choice_run(folder: Path) -> Path:
     results = [choice_result(s, s["decision"]["accepted"][0]) for s in scenarios[:2]]
     results += [choice_result(scenarios[2], "nonsense"), error_result(scenarios[3])]
     return write_run(folder / "run", "m", pack, "choice_match", results)
+
+
+class RunView:
+    """A run as a benchmark's report section reads it: rounds of (scenario, result) pairs, each round's headline
+    pooled by the reader of ``judge`` runs of a ``builder`` pack, or read from ``recorded`` values (a run record's,
+    one mapping per round)."""
+
+    def __init__(self, rounds: list[list[tuple[dict, dict]]], judge: str, builder: Any = None,
+                 recorded: list[Mapping[str, Any]] | None = None) -> None:
+        from auditpacks.judges.reader import Reader
+
+        self._pairs, self._recorded, self.reader = rounds, recorded, Reader.of(judge, builder)
+        self.rounds = [[r for _, r in pairs] for pairs in rounds]
+
+    def pairs(self, round_index: int = 0) -> list[tuple[dict, dict]]:
+        return self._pairs[round_index]
+
+    def headline(self, round_index: int = 0):
+        if self._recorded is not None:
+            return self.reader.read(self._recorded[round_index])
+        return self.reader.headline(self._pairs[round_index])

@@ -11,32 +11,23 @@ from auditpacks.judges.iustitia.agreement import agreement, headline
 from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.judges.iustitia.export import export_predictions
 from auditpacks.judges.iustitia.report import answer, per_question, section
-from auditpacks.judges.reader import Reader
-from tests.support.hand_runs import choice_result, error_result
+from tests.support.hand_runs import RunView, choice_result, error_result
 from tests.support.tiny_pack import write_pack
 
 
-class Run:
-    """A one-round run of (scenario, result) pairs, as the report reads it."""
-
-    def __init__(self, pairs):
-        self.rounds, self._pairs = [[r for _, r in pairs]], pairs
-
-    def pairs(self, round_index=0):
-        return self._pairs
-
-    def headline(self, round_index=0):
-        return Reader.of("choice_match", {"name": "iustitia"}).headline(self._pairs)
+def one_round(pairs) -> RunView:
+    """A one-round choice_match run of an Iustitia pack, as the report reads it."""
+    return RunView([pairs], "choice_match", {"name": "iustitia"})
 
 
 @pytest.fixture()
-def run(tmp_path) -> Run:
+def run(tmp_path) -> RunView:
     """Ten tiny closed questions (q{i % 5}); q0: one right, one answered off the options; q1: one reply with
     no readable option, one ERROR; q2…q4: every answer right."""
     scenarios = json.loads(write_pack(tmp_path / "tiny.json", 10, per_document=2).read_text(encoding="utf-8"))
     special = {5: choice_result(scenarios[5], "maybe"), 1: choice_result(scenarios[1], None),
                6: error_result(scenarios[6])}
-    return Run([(s, special.get(i) or choice_result(s, s["decision"]["accepted"][0]))
+    return one_round([(s, special.get(i) or choice_result(s, s["decision"]["accepted"][0]))
                 for i, s in enumerate(scenarios)])
 
 
@@ -81,7 +72,7 @@ def test_section_is_a_table_a_plot_and_the_headline_warnings(run):
 def test_a_question_asked_in_three_judgments_or_more_keeps_its_interval(tmp_path):
     # 30 scenarios, two per judgment: q0 is asked in V0000, V0002, V0005, V0007, V0010 and V0012
     scenarios = json.loads(write_pack(tmp_path / "tiny.json", 30, per_document=2).read_text(encoding="utf-8"))
-    run = Run([(s, choice_result(s, s["decision"]["accepted"][0])) for s in scenarios])
+    run = one_round([(s, choice_result(s, s["decision"]["accepted"][0])) for s in scenarios])
     rows = {r["question"]: r for r in per_question(run)}
     assert rows["q0"]["judgments"] == 6 and rows["q0"]["ci"] == [1.0, 1.0]
     assert not any(w.startswith("per question:") for w in section(run).warnings)
