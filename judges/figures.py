@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from auditpacks.core.registry import own_outcomes
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 
 #: The generic verdict words: a graded result is correct or wrong, an ungraded one ungraded, a failed one an error.
 CORRECT, WRONG, UNGRADED, ERROR = "correct", "wrong", "ungraded", "error"

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable, Mapping
 
 from auditpacks.core.benchmark import Benchmark, Grouping, Paired
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, GENERAL_JUDGES, judge_module, load, readers
 from auditpacks.judges.figures import Figure, Headline, decision_id, leaves, outcome
 

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS
-from auditpacks.core.results import Result, iter_results, typed
-from auditpacks.core.run_files import record_for
+from auditpacks.core.runs.results import Result, iter_results, typed
+from auditpacks.core.runs.run_files import record_for
 
 __all__ = ["check_benchmark", "graded_results", "model_of", "record_of", "read_run",
            "record_for"]  # record_for: the one in core.run_files

@@ -94,7 +94,7 @@ def bench_memory(tmp: Path, scale: float) -> None:
     record = json.loads((tmp / "all" / "m.run.json").read_text())["summary"]
     print(f"  full run: {record['completed']} completed, {record['errors']} errors of {tasks}; "
           f"{tasks / rows[-1][2]:.0f} scenarios/s; its results files:")
-    from auditpacks.core.results_layout import layout
+    from auditpacks.core.runs.results_layout import layout
 
     results_files(tmp, [*(found := layout(tmp / "all" / "m.json")).parts, *filter(None, [found.documents])])
 

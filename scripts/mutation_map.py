@@ -47,7 +47,7 @@ EXTRAS: dict[str, list[str]] = {
                                "tests/runner/models/test_cache.py", "tests/runner/models/test_cache_entries.py"],
     "runner/hosted/prices.py": ["tests/runner/hosted/test_plan_discount.py"],
     "runner/store/results_split.py": ["tests/runner/store/test_results_file.py"],
-    "auditpacks/core/results_layout.py": ["tests/runner/store/test_results_file.py",
+    "auditpacks/core/runs/results_layout.py": ["tests/runner/store/test_results_file.py",
                                           "tests/runner/store/test_results_split.py"],
     # the export commands' argument handling is tested through `auditpacks export` and the formats' own tests
     "runner/cli/export/inspect_eval.py": ["tests/runner/cli/test_export_formats.py",

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, Iterable, Mapping
 
 from auditpacks.core.reasoning import strip_reasoning
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.judges.base import code_judge, designed_severity, last_reply
 from auditpacks.judges.icj.score import prf
 from auditpacks.judges.icj.truncation import is_truncated, salvage

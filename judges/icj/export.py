@@ -24,8 +24,8 @@ from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
-from auditpacks.core.record import RunRecord
-from auditpacks.core.results import Result, iter_results, typed
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.results import Result, iter_results, typed
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.icj.citations import read_answer
 from auditpacks.judges.run_reader import model_of, record_of
@@ -71,7 +71,7 @@ def export_records(
     source: str = "results",
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Prediction records for a results file's content (or its results streamed by
-    :func:`~auditpacks.core.results.iter_results`), and the names of the ERROR results left out."""
+    :func:`~auditpacks.core.runs.results.iter_results`), and the names of the ERROR results left out."""
     records, skipped, seen = [], [], {}
     for i, result in enumerate(typed(results, source)):
         name, judgment = result.scenario_name, result.judgment

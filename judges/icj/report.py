@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.judges.statistics.compare import f1_score
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table
 from auditpacks.judges.icj.figures import figures

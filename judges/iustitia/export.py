@@ -20,7 +20,7 @@ from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_text
-from auditpacks.core.results import Result, iter_results
+from auditpacks.core.runs.results import Result, iter_results
 from auditpacks.judges.iustitia.run_tasks import prediction_given
 from auditpacks.judges.run_reader import graded_results
 
@@ -35,7 +35,7 @@ def task_id_from_name(name: str) -> str | None:
 def export_predictions(results: Mapping[str, Any] | Iterator[Result], task_ids: Mapping[str, str] | None = None,
                        *, source: str = "results") -> tuple[list[dict[str, Any]], list[str]]:
     """Prediction records, and the names of the ERROR results left out (``results``: a results file's
-    content, or its results streamed by :func:`~auditpacks.core.results.iter_results`)."""
+    content, or its results streamed by :func:`~auditpacks.core.runs.results.iter_results`)."""
     records, skipped, seen = [], [], {}
     for i, result in graded_results(results, source):
         name = result.scenario_name

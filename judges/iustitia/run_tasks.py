@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 
 
 def tasks_from_scenarios(scenarios: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from typing import Any, Iterator, Mapping
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import atomic_write_json
 from auditpacks.judges.base import last_reply
-from auditpacks.core.results import Result
+from auditpacks.core.runs.results import Result
 from auditpacks.judges.run_reader import graded_results, read_run
 
 FIELDS = ("cited", "invented", "real_not_gold", "n_cited", "n_invented")
@@ -31,7 +31,7 @@ METADATA = ("question_id", "language", "law_id", "gold_article")
 def export_rows(results: Mapping[str, Any] | Iterator[Result], *, model: str,
                 source: str = "results") -> tuple[list[dict], list[str], set]:
     """benchmark.json rows, the names of the ERROR results left out, and the extractor modes seen (``results``:
-    a results file's content, or its results streamed by :func:`~auditpacks.core.results.iter_results`)."""
+    a results file's content, or its results streamed by :func:`~auditpacks.core.runs.results.iter_results`)."""
     rows, skipped, modes = [], [], set()
     for i, result in graded_results(results, source):
         name, judgment = result.scenario_name, result.judgment

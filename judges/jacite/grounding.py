@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, Mapping
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.judges.base import code_judge, designed_severity
 from auditpacks.judges.statistics.stats import fisher_exact_2x2, ratio_bootstrap, wilson_interval
 from auditpacks.packs.jacite.citations import find_citations

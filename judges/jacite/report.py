@@ -6,7 +6,7 @@ import math
 from collections import defaultdict
 from typing import Any, Mapping
 
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.judges.figures import Cell, Column, Figure, Plot, RunView, Section, Table, question_group
 from auditpacks.judges.jacite.paired import question
 from auditpacks.judges.statistics.stats import ratio_bootstrap

@@ -17,9 +17,9 @@ from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import read_json
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.registry import BENCHMARKS, skipped
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, RECORD_SUFFIX
+from auditpacks.core.runs.run_files import INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, RECORD_SUFFIX
 from auditpacks.runner.store.layout import runs_index
 from auditpacks.runner.store.lock import held
 

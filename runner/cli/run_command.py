@@ -55,7 +55,7 @@ def run_command(args) -> int:
 
 def print_viewer(folder: Path) -> None:
     """The last line on stderr: how to open the results in SimpleAudit Studio's viewer."""
-    from auditpacks.core.results_layout import viewer_command
+    from auditpacks.core.runs.results_layout import viewer_command
 
     print(f"auditpacks: view the results: {viewer_command(folder)}", file=sys.stderr)
 

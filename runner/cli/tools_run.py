@@ -21,7 +21,7 @@ from pathlib import Path
 
 from auditpacks.core.defaults import MAX_TOKENS
 from auditpacks.core.errors import UserError
-from auditpacks.core.run_files import record_name
+from auditpacks.core.runs.run_files import record_name
 
 RESPONSES = "responses"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.numbers import token_count
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.core.io import atomic_write_text
 from auditpacks.runner.display.heartbeat import EVERY_S, Heartbeat
 

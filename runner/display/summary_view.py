@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
-from auditpacks.core.record import RunRecord, Summary
+from auditpacks.core.runs.record import RunRecord, Summary
 from auditpacks.judges.figures import Figure, outcome_words
 from auditpacks.judges.reader import Reader
 

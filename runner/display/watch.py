@@ -23,7 +23,7 @@ from typing import Any
 
 from auditpacks.core.bounded_lines import Overlong, file_lines, read_capped
 from auditpacks.core.errors import UserError
-from auditpacks.core.run_files import (JOURNAL_SUFFIX, OLD_PROGRESS_SUFFIX, existing, is_error, progress_name,
+from auditpacks.core.runs.run_files import (JOURNAL_SUFFIX, OLD_PROGRESS_SUFFIX, existing, is_error, progress_name,
                                       record_name, stem_of)
 from auditpacks.runner.store.lock import held
 

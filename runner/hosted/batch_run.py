@@ -32,7 +32,7 @@ from auditpacks.core.bounded_http import max_reply_bytes
 from auditpacks.core.bounded_lines import Overlong, file_lines
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, parse_json, writing
-from auditpacks.core.run_files import batches_name
+from auditpacks.core.runs.run_files import batches_name
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig, model_stem
 from auditpacks.runner.store.layout import run_folder

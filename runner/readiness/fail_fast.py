@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from auditpacks.core.run_files import error_message, is_error
+from auditpacks.core.runs.run_files import error_message, is_error
 from auditpacks.runner.models.errors import RunError
 
 STOP_AFTER = 5

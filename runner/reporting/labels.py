@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.settings.config import RunConfig
 
 #: A setting an older record leaves out had its default then, as now (the stored settings of a default run).

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.numbers import token_count
 from auditpacks.core.registry import own_outcomes
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.run_files import is_error
 from auditpacks.judges.base import last_reply
 from auditpacks.judges.figures import WRONG, question_group
 from auditpacks.judges.reader import Reader

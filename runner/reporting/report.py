@@ -11,7 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from auditpacks.core.run_files import error_message
+from auditpacks.core.runs.run_files import error_message
 from auditpacks.judges.figures import ERROR, Section
 from auditpacks.runner.hosted.reconcile import cost_line
 from auditpacks.runner.reporting import figures, outcomes, plots

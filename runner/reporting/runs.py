@@ -15,10 +15,10 @@ from typing import Any, Iterable
 
 from auditpacks.core.errors import PackError
 from auditpacks.core.io import sha256_file
-from auditpacks.core.results import iter_results
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.results import iter_results
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.benchmark import Benchmark
-from auditpacks.core.run_files import RECORD_SUFFIX, plain_name, record_for
+from auditpacks.core.runs.run_files import RECORD_SUFFIX, plain_name, record_for
 from auditpacks.judges.figures import Headline
 from auditpacks.judges.reader import Reader
 from auditpacks.packs.pack import Pack, load_pack

@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import iter_jsonl
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import stem_of, tool_run_names
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import stem_of, tool_run_names
 
 #: Characters of a tool result the report shows (the trace file keeps the capped whole).
 RESULT_CHARS = 600

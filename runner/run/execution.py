@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from auditpacks.core.run_files import progress_name
+from auditpacks.core.runs.run_files import progress_name
 from auditpacks.runner.display.progress import ProgressPrinter
 from auditpacks.runner.execute.execute import Outcome
 from auditpacks.runner.readiness.fail_fast import FailFast

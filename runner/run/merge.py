@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import RECORD_SUFFIX, record_name, stem_of
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import RECORD_SUFFIX, record_name, stem_of
 from auditpacks.runner.scenarios import selection as select
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import model_stem

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from auditpacks.core.registry import CODE_JUDGES
-from auditpacks.core.run_files import journal_name
+from auditpacks.core.runs.run_files import journal_name
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.execute.engine import build_engine, judge_config
 from auditpacks.runner.models.cache import ResponseCache

@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import record_name
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import record_name
 from auditpacks.runner.hosted.reconcile import cost_record
 from auditpacks.runner.run.execution import Executed
 from auditpacks.runner.run.prepare import Prepared

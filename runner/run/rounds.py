@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from auditpacks.core.record import Round, Summary
+from auditpacks.core.runs.record import Round, Summary
 from auditpacks.judges.statistics import sample_size
 from auditpacks.judges.figures import Headline
 from auditpacks.judges.reader import Reader

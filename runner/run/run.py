@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.readiness.early import Admitted, refuse_early
 from auditpacks.runner.run.execution import execute
 from auditpacks.runner.run.prepare import set_up

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from auditpacks.core.bounded_lines import size_text
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, atomic_write_text, parse_json, writing
-from auditpacks.core.run_files import ERROR, is_error
+from auditpacks.core.runs.run_files import ERROR, is_error
 from auditpacks.runner.store.lock import FolderBusy, FolderLock
 
 
@@ -66,7 +66,7 @@ class JournalEntry:
 
     @property
     def severity(self) -> str | None:
-        """The result's severity as text; ``ERROR`` for any ERROR result (:func:`~auditpacks.core.run_files.is_error`)."""
+        """The result's severity as text; ``ERROR`` for any ERROR result (:func:`~auditpacks.core.runs.run_files.is_error`)."""
         return severity_of(self.result)
 
     @classmethod

@@ -1,7 +1,7 @@
 """Where a run's files go, so that no run overwrites another's.
 
 Without ``--out``, every run gets its own folder ``results/<pack>/<run id>/`` (the pack file's
-stem; the run id from :func:`auditpacks.core.run_files.run_id`). The pack's folder keeps an index
+stem; the run id from :func:`auditpacks.core.runs.run_files.run_id`). The pack's folder keeps an index
 of its runs (``runs.jsonl``, one JSON line; ``runs.json`` of earlier runs is read too: id, settings fingerprint, pack sha256, shard, model, start, finish) and a
 link ``latest`` to the run that finished last (:func:`mark_finished`; a run still going is not
 ``latest``, so commands naming ``latest`` read a finished run). A rerun with the same settings (same fingerprint, pack and
@@ -12,7 +12,7 @@ folders); a folder that already holds this model's run of another pack, or with 
 is refused in one line unless ``--fresh`` asks to start over there.
 
 Inside a run folder the files are named by the model's stem
-(:func:`~auditpacks.runner.settings.config.model_stem`) through :mod:`auditpacks.core.run_files`.
+(:func:`~auditpacks.runner.settings.config.model_stem`) through :mod:`auditpacks.core.runs.run_files`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any, Iterator
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import atomic_write_text, read_json
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import (INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, existing, one_line_json, plain_name,
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import (INDEX_NAME, LATEST_NAME, OLD_INDEX_NAME, existing, one_line_json, plain_name,
                                       record_name, results_name, run_id)
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.settings.config import RunConfig

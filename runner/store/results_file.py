@@ -7,7 +7,7 @@ results fetched one at a time: the header (``timestamp``, ``summary``, ``issues`
 without their documents (:func:`slim_result`), then each whole result is written in turn.
 A file that would pass the size limit Studio's viewer and ``AuditResults.load`` need is
 written split instead (documents stored once, results in parts:
-:mod:`auditpacks.core.results_layout`).
+:mod:`auditpacks.core.runs.results_layout`).
 :class:`Pairs` gives a grader's ``headline`` its (scenario, result) pairs afresh on every
 pass (scenarios read back from the pack), so pooled figures need no copy of the pack.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import new_temp, writing
-from auditpacks.core.results_layout import LIMIT_BYTES, layout
+from auditpacks.core.runs.results_layout import LIMIT_BYTES, layout
 from auditpacks.runner.store.results_split import SplitWriter, entry_bytes, head_bytes, header_dict
 
 
@@ -38,7 +38,7 @@ def write_results(path: str | os.PathLike, slim: list[dict[str, Any]], whole: It
                   limit: int | None = None) -> list[Path]:
     """Write an ``AuditResults`` file: the header from ``slim``, then each of ``whole`` (same order), atomically;
     the files written. One that would pass ``limit`` bytes (default
-    :data:`~auditpacks.core.results_layout.LIMIT_BYTES`) is written split instead
+    :data:`~auditpacks.core.runs.results_layout.LIMIT_BYTES`) is written split instead
     (:mod:`~auditpacks.runner.store.results_split`); files of an earlier split write left over are removed."""
     path, limit = Path(path), LIMIT_BYTES if limit is None else limit
     with writing(path):

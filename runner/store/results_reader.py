@@ -1,7 +1,7 @@
 """A results file read one result at a time: each result's byte range and its slim copy, whole ones read back.
 
-:func:`scan_results` walks the file once (:func:`auditpacks.core.results.raw_results`, every
-part of a split file), checking each result (:class:`~auditpacks.core.results.Result`) and
+:func:`scan_results` walks the file once (:func:`auditpacks.core.runs.results.raw_results`, every
+part of a split file), checking each result (:class:`~auditpacks.core.runs.results.Result`) and
 keeping only where it lies and its slim copy; :meth:`ResultsIndex.load` reads one whole
 result back (its stored documents put back). A file laid out otherwise is read whole, with
 the same outcome.
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from auditpacks.core.results import Location, Result, iter_results, raw_results
-from auditpacks.core.results_layout import DocumentStore, layout, restore
+from auditpacks.core.runs.results import Location, Result, iter_results, raw_results
+from auditpacks.core.runs.results_layout import DocumentStore, layout, restore
 from auditpacks.runner.store.results_file import slim_result
 
 
@@ -45,7 +45,7 @@ class ResultsIndex:
 def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
     """The file's index and its results without documents (:func:`slim_result`), in file order.
 
-    Raises :class:`~auditpacks.core.results.ResultsError` (a ``ValueError``) naming the file, the result
+    Raises :class:`~auditpacks.core.runs.results.ResultsError` (a ``ValueError``) naming the file, the result
     and the field when the file, or a result in it, is not in simpleaudit's format."""
     index = ResultsIndex(Path(path))
     slim: list[dict[str, Any]] = []

@@ -1,7 +1,7 @@
 """Writing a results file in the split layout: documents stored once, results in parts under a size limit.
 
 :func:`~auditpacks.runner.store.results_file.write_results` switches to this writer when
-the one file would pass the limit (the layout: :mod:`auditpacks.core.results_layout`). Results
+the one file would pass the limit (the layout: :mod:`auditpacks.core.runs.results_layout`). Results
 come one at a time; each part's results go to a temporary body first, since a part's header
 (simpleaudit's summary of that part, computed by ``AuditResults`` over the slim copies) and the
 first part's list of parts are known only at the end. The documents file and the later parts
@@ -24,8 +24,8 @@ from typing import Any, Mapping
 from simpleaudit import AuditResult, AuditResults
 
 from auditpacks.core.io import new_temp
-from auditpacks.core.results_layout import DOCUMENTS, PARTS, stored
-from auditpacks.core.run_files import split_name
+from auditpacks.core.runs.results_layout import DOCUMENTS, PARTS, stored
+from auditpacks.core.runs.run_files import split_name
 
 #: Bytes a part's summary may take beyond that of all results (its score and timestamp can be longer).
 SUMMARY_SLACK = 32

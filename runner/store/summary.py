@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from simpleaudit import AuditResult, AuditResults
 
-from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.runs.record import PackRef, Round, RunRecord, Summary
 from auditpacks.core.redact import public_url
-from auditpacks.core.run_files import ERROR, error_message, is_error
+from auditpacks.core.runs.run_files import ERROR, error_message, is_error
 from auditpacks.judges.figures import Headline, outcome_words
 from auditpacks.judges.reader import Reader
 

@@ -8,9 +8,9 @@ from typing import Any, Mapping
 
 from auditpacks import __version__
 from auditpacks.core.condition import Condition
-from auditpacks.core.record import PackRef, Round, RunRecord
+from auditpacks.core.runs.record import PackRef, Round, RunRecord
 from auditpacks.core.redact import public_url
-from auditpacks.core.run_files import results_name
+from auditpacks.core.runs.run_files import results_name
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.store.summary import summarize
 from auditpacks.runner.models.cache import digest

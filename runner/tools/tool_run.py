@@ -5,7 +5,7 @@ gives, per scenario, the tool box (or None for no tools) and the grader. It writ
 (``AuditResults``, the same file a plain run writes, so exports and reports read it), the traces
 (one line per scenario: every model call and tool call with its arguments, capped result, source
 dates and tokens) and the condition's facts (its tools, its search, its snapshots, the counts);
-their names are :func:`~auditpacks.core.run_files.tool_run_names`. A failed model call makes
+their names are :func:`~auditpacks.core.runs.run_files.tool_run_names`. A failed model call makes
 that scenario an ERROR result; the others go on.
 
 Each finished scenario is appended to the tool journal (result and trace, fsynced) as it
@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 from auditpacks.core.condition import ToolSetup
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, atomic_write_text, iter_jsonl
-from auditpacks.core.run_files import ERROR, is_error, one_line_json, results_name, tool_run_names
+from auditpacks.core.runs.run_files import ERROR, is_error, one_line_json, results_name, tool_run_names
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.tools.tool_loop import ToolLoop
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.registry import MODEL_JUDGES, builder_name, modules
 from auditpacks.judges.trust import qualification_store as store
 from auditpacks.judges.reader import Reader

@@ -8,8 +8,8 @@ import pytest
 
 from auditpacks.core.condition import Condition
 from auditpacks.core.errors import FormatError
-from auditpacks.core.record import RunRecord
-from tests.core.test_record_roundtrip import record
+from auditpacks.core.runs.record import RunRecord
+from tests.core.runs.test_record_roundtrip import record
 
 CONDITION = Condition(name="Designed Tools Only", tools={"lookup_case": "get_case"}, search="bm25 (lexical)",
                       cutoff_policy="strictly before the decision date",

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from auditpacks.core import redact
-from auditpacks.core.run_files import record_name, results_name
+from auditpacks.core.runs.run_files import record_name, results_name
 from tests.support.hostile import HostileServer
 from tests.support.paths import ROOT
 from tests.support.runs import run_args, run_here

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from auditpacks.core.run_files import TRACES_SUFFIX
+from auditpacks.core.runs.run_files import TRACES_SUFFIX
 from auditpacks.runner.cli.main import main
 from tests.e2e.test_hostile_servers import MEASURE
 from tests.support.icj_graph import GRAPH, TARGETS

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from auditpacks.core.run_files import TRACES_SUFFIX, stem_of, tool_run_names
+from auditpacks.core.runs.run_files import TRACES_SUFFIX, stem_of, tool_run_names
 from auditpacks.runner.cli.main import main
 from tests.support.icj_graph import GRAPH, TARGETS
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
+from auditpacks.core.runs.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
 from auditpacks.runner.serving.embedded import embedded_available
 from tests.conftest import model_unusable
 from tests.support.paths import FIXTURES, ROOT

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from auditpacks.core.run_files import TRACES_SUFFIX, stem_of
+from auditpacks.core.runs.run_files import TRACES_SUFFIX, stem_of
 from auditpacks.runner.cli.main import main
 from tests.conftest import model_unusable
 from tests.support.browser import browser_unavailable, open_page

@@ -7,8 +7,8 @@ import json
 
 from simpleaudit import AuditResults
 
-from auditpacks.core.results import iter_results
-from auditpacks.core.results_layout import layout
+from auditpacks.core.runs.results import iter_results
+from auditpacks.core.runs.results_layout import layout
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_here

@@ -8,8 +8,8 @@ from types import GeneratorType
 import pytest
 
 from auditpacks.core.errors import UserError
-from auditpacks.core.record import PackRef, Round, RunRecord
-from auditpacks.core.results import Result
+from auditpacks.core.runs.record import PackRef, Round, RunRecord
+from auditpacks.core.runs.results import Result
 from auditpacks.judges.run_reader import graded_results, model_of, read_run, record_of
 from auditpacks.runner.cli.main import main
 

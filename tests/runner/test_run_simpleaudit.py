@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import LATEST_NAME, results_name
+from auditpacks.core.runs.run_files import LATEST_NAME, results_name
 from auditpacks.runner.cli.main import main
 from tests.support.paths import ROOT
 
@@ -98,7 +98,7 @@ def test_the_last_line_is_the_studio_viewer_command_for_the_results_folder(tmp_p
 def test_results_go_to_results_model_json_as_the_card_says(tmp_path, monkeypatch, capsys):
     from simpleaudit import AuditResults
 
-    from auditpacks.core.run_files import LATEST_NAME, results_name
+    from auditpacks.core.runs.run_files import LATEST_NAME, results_name
     from auditpacks.runner import run_simpleaudit
     from auditpacks.runner.settings.config import model_stem
     from auditpacks.runner.store.layout import pack_folder

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from auditpacks.core.run_files import TRACES_SUFFIX
+from auditpacks.core.runs.run_files import TRACES_SUFFIX
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.faulty_systemone import FaultySystemOne

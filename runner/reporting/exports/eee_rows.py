@@ -14,7 +14,7 @@ import hashlib
 import json
 from typing import Any, Mapping
 
-from auditpacks.core.results import Result
+from auditpacks.core.runs.results import Result
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.reporting.exports.transcript import Turn, transcript
 from auditpacks.runner.reporting.outcomes import answer

@@ -20,7 +20,7 @@ from inspect_ai.model import (ChatCompletionChoice, ChatMessageAssistant, ChatMe
 from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo
 
-from auditpacks.core.results import Result
+from auditpacks.core.runs.results import Result
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.reporting.exports.transcript import Turn, transcript
 from auditpacks.runner.reporting.outcomes import answer

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from auditpacks.core.errors import PackError, UserError
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.core.redact import redact_data
 from auditpacks.core.registry import BENCHMARKS, builder_name
-from auditpacks.core.results import Result, iter_results
+from auditpacks.core.runs.results import Result, iter_results
 from auditpacks.judges.figures import Figure
 from auditpacks.judges.reader import Reader
 from auditpacks.packs.codebook import section

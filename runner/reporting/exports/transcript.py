@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from auditpacks.core.results import Result
+from auditpacks.core.runs.results import Result
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from auditpacks.judges.icj import export as icj_export
 from auditpacks.runner.cli.main import main as cli
 from auditpacks.judges.icj.citations import headline, make_judge
 from auditpacks.core.io import read_jsonl
-from auditpacks.core.record import PackRef, Round, RunRecord
+from auditpacks.core.runs.record import PackRef, Round, RunRecord
 from auditpacks.judges.icj.score import score_files
 from auditpacks.packs.icj import builder as icj
 from auditpacks.core.errors import PackError

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from simpleaudit import AuditResults
 
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import LATEST_NAME, RECORD_SUFFIX, record_name
 from auditpacks.judges.icj.score import score_files
 from auditpacks.runner.cli.main import main
 from auditpacks.runner.settings.config import model_stem

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import record_name, tool_run_names
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import record_name, tool_run_names
 from auditpacks.runner.cli.main import main
 from auditpacks.packs.icj.graph.vectors import hashing_encoder
 from tests.support.icj_graph import GRAPH, TARGETS, with_word_vectors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.runs.record import PackRef, Round, RunRecord, Summary
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.display.summary_view import fmt_interval, fmt_value, print_summary, summary_json
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import auditpacks
-from auditpacks.core.run_files import batches_name
+from auditpacks.core.runs.run_files import batches_name
 from auditpacks.runner.settings.config import model_stem
 from auditpacks.runner.hosted import prices
 from auditpacks.runner.models.usage import Usage

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from auditpacks.core.run_files import batches_name
+from auditpacks.core.runs.run_files import batches_name
 from auditpacks.runner.settings.config import model_stem
 from tests.runner.hosted.test_batch_run import batch_run
 from tests.support.fake_hosted import FakeHosted

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.reporting.labels import labels, what_differs
 from tests.support.six_runs import write_six_runs
 
@@ -32,7 +32,7 @@ def test_only_the_differing_setting_names_a_pair_and_one_run_is_model_and_pack(t
 
 
 def test_the_embedded_model_is_named_by_what_serves_it_and_a_decision_run_has_no_prompt_order(tmp_path):
-    from auditpacks.core.record import PackRef
+    from auditpacks.core.runs.record import PackRef
 
     embedded = RunRecord(model="smollm2", provider="openai", judge="grounding", pack=PackRef("j.json", "0" * 64),
                          fingerprint="f", embedded=True)

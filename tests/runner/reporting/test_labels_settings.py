@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from auditpacks.core.record import Round, Summary
+from auditpacks.core.runs.record import Round, Summary
 from auditpacks.runner.store.summary import run_record
 from auditpacks.runner.reporting.labels import differing, labels, settings, what_differs
 from tests.support.run_config import PARTS, run_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from auditpacks.core.record import PackRef, RunRecord
+from auditpacks.core.runs.record import PackRef, RunRecord
 from auditpacks.runner.reporting.labels import differing, labels, settings, what_differs
 
 

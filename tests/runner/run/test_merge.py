@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from auditpacks.core.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.runs.record import PackRef, Round, RunRecord, Summary
 from auditpacks.runner.run.merge import MergeError, load_shard, merge
 
 

@@ -3,7 +3,7 @@ few clusters, the shards' own notes."""
 
 from __future__ import annotations
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_file, run_here

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.readiness.early import refuse_early
 from auditpacks.runner.run.execution import execute
 from auditpacks.runner.run.prepare import set_up

@@ -9,7 +9,7 @@ import dataclasses
 import httpx
 import pytest
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.readiness.early import refuse_early

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.record import PackRef, Round, RunRecord, Summary
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME, run_id
+from auditpacks.core.runs.record import PackRef, Round, RunRecord, Summary
+from auditpacks.core.runs.run_files import INDEX_NAME, LATEST_NAME, run_id
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.store.layout import (guard_folder, mark_finished, open_run_folder, results_name,
                                                 run_folder, run_settings, runs_index)

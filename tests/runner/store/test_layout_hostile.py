@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import INDEX_NAME, LATEST_NAME
+from auditpacks.core.runs.run_files import INDEX_NAME, LATEST_NAME
 from auditpacks.runner.models.errors import RunError
 from tests.runner.store.test_layout import SHA, WHEN, open_here
 

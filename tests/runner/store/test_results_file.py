@@ -7,9 +7,9 @@ import json
 import pytest
 from simpleaudit import AuditResult, AuditResults
 
-from auditpacks.core.results import iter_results
-from auditpacks.core.results_layout import DOCUMENTS_REF, layout
-from auditpacks.core.run_files import split_name, stem_of
+from auditpacks.core.runs.results import iter_results
+from auditpacks.core.runs.results_layout import DOCUMENTS_REF, layout
+from auditpacks.core.runs.run_files import split_name, stem_of
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.store.results_reader import load_audit_results, scan_results
 

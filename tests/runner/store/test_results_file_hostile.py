@@ -3,7 +3,7 @@ this writer gives, whatever the header says."""
 
 import json
 
-from auditpacks.core.run_files import journal_name, results_name
+from auditpacks.core.runs.run_files import journal_name, results_name
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.runs import run_here
 from tests.support.tiny_pack import write_pack

@@ -9,7 +9,7 @@ import json
 import pytest
 from simpleaudit import AuditResults
 
-from auditpacks.core.results import iter_results
+from auditpacks.core.runs.results import iter_results
 from auditpacks.runner.store.results_file import slim_result, write_results
 
 LIMIT = 20_000

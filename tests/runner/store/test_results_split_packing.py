@@ -12,7 +12,7 @@ import tempfile
 import pytest
 from simpleaudit import AuditResult, AuditResults
 
-from auditpacks.core.results_layout import DOCUMENTS, PARTS, layout
+from auditpacks.core.runs.results_layout import DOCUMENTS, PARTS, layout
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.store.results_split import head_bytes, header_dict
 

@@ -6,8 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 from auditpacks.core.condition import Condition
-from auditpacks.core.record import RunRecord
-from auditpacks.core.run_files import results_name
+from auditpacks.core.runs.record import RunRecord
+from auditpacks.core.runs.run_files import results_name
 from auditpacks.packs.pack import Pack
 from auditpacks.runner.tools.tool_record import tool_run_record
 

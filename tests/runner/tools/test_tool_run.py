@@ -8,7 +8,7 @@ import pytest
 
 from auditpacks.core.condition import Condition, ToolSetup
 from auditpacks.core.errors import UserError
-from auditpacks.core.run_files import tool_run_names
+from auditpacks.core.runs.run_files import tool_run_names
 from auditpacks.runner.tools.tool_run import run_with_tools
 from auditpacks.runner.tools.tool_loop import ToolLoop, endpoint_model
 from tests.support.tool_server import ScriptedToolServer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.record import RunRecord
+from auditpacks.core.runs.record import RunRecord
 from auditpacks.runner.cli.main import main
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.scripted_judge import answer

@@ -3,7 +3,7 @@ run's trace turned into the conversation it was (written by hand here, including
 
 from __future__ import annotations
 
-from auditpacks.core.results import Result
+from auditpacks.core.runs.results import Result
 from auditpacks.runner.reporting.exports.transcript import ToolUse, arguments, transcript
 
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from auditpacks.core.results import ResultsError, iter_results
-from auditpacks.core.results_layout import LayoutError, documents_key, layout, viewer_command
+from auditpacks.core.runs.results import ResultsError, iter_results
+from auditpacks.core.runs.results_layout import LayoutError, documents_key, layout, viewer_command
 
 
 def result(name: str, ref: str | None = None) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import (batches_name, error_message, is_error, plain_name, progress_name, run_id,
+from auditpacks.core.runs.run_files import (batches_name, error_message, is_error, plain_name, progress_name, run_id,
                                        split_name, stem_of)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.core.record import RecordError, _round
+from auditpacks.core.runs.record import RecordError, _round
 
 
 @pytest.mark.parametrize("name", ["../other.json", "/etc/passwd", "sub/../../m.json", "..", "", "a\\b.json", "m\0.json",

@@ -9,7 +9,7 @@ file whole. A run whose results file would pass :data:`LIMIT_BYTES` is written s
   a conversation entry holds ``"documents_ref": key`` where it held ``"documents"``;
 * the results are cut into parts of at most :data:`LIMIT_BYTES` each: the results file
   itself, then ``<name>.part2.json``, ``<name>.part3.json``, … (names from
-  :func:`auditpacks.core.run_files.split_name`); each part is a whole ``AuditResults`` file
+  :func:`auditpacks.core.runs.run_files.split_name`); each part is a whole ``AuditResults`` file
   with its own header.
 
 The first part's header names the other parts (``"parts"``) and every part's header its
@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import read_json
-from auditpacks.core.run_files import RESULTS_SUFFIX, split_name
+from auditpacks.core.runs.run_files import RESULTS_SUFFIX, split_name
 
 #: The largest results file written (bytes); Studio's own limit is 100 MB.
 LIMIT_BYTES = 50_000_000
@@ -94,7 +94,7 @@ def _sibling(path: Path, name: Any, field: str, expected: str) -> Path:
 
 def layout(path: str | os.PathLike) -> Layout:
     """The parts and documents file a results file names in its header: exactly the names its writer gives
-    them (:func:`~auditpacks.core.run_files.split_name`), so a header never points at another run's files."""
+    them (:func:`~auditpacks.core.runs.run_files.split_name`), so a header never points at another run's files."""
     path = Path(path)
     header = read_header(path)
     names = header.get(PARTS) or []

@@ -9,7 +9,7 @@ A run writes, under one stem (the model's file name):
   ``auditpacks status``;
 * a run under a tool condition also ``<stem>.traces.jsonl`` (every step of every scenario),
   ``<stem>.tools.jsonl`` (the condition's facts and counts) and ``<stem>.tools-journal.jsonl``.
-* for a results file too big for one file (:mod:`auditpacks.core.results_layout`): its further parts
+* for a results file too big for one file (:mod:`auditpacks.core.runs.results_layout`): its further parts
   ``<stem>.part<K>.json`` (``<stem>.round<N>.part<K>.json``) and its documents, stored once,
   ``<stem>.documents.jsonl`` (``<stem>.round<N>.documents.jsonl``), named by :func:`split_name`.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditpacks.core.record import PackRef, RecordError, Round, RunRecord
+from auditpacks.core.runs.record import PackRef, RecordError, Round, RunRecord
 
 SHARD = {"spec": "2/3", "index": 2, "count": 3, "split_by": "document", "selected": 9, "selection_sha256": "s",
          "positions": [1, 4, 7]}

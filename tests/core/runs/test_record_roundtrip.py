@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from auditpacks.core.record import RECORD_VERSION, PackRef, RecordError, Round, RunRecord, Summary
+from auditpacks.core.runs.record import RECORD_VERSION, PackRef, RecordError, Round, RunRecord, Summary
 from auditpacks.runner.cli.main import main
 
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from auditpacks.core.results import Location, Result, ResultsError, iter_results, raw_results, typed
-from auditpacks.core.results_layout import documents_key
+from auditpacks.core.runs.results import Location, Result, ResultsError, iter_results, raw_results, typed
+from auditpacks.core.runs.results_layout import documents_key
 
 RESULTS = [{"scenario_name": "a", "severity": "pass", "conversation": [{"role": "user", "content": "q"}]},
            {"scenario_name": "b", "severity": "fail", "target_input_tokens": 0, "target_output_tokens": 7}]

@@ -7,7 +7,7 @@ list opens on its own line and each result starts on a line ``    {`` and ends o
 ``    }``, and the list closes on a line ``  ]`` (a string never holds a raw newline, so no
 line inside a result can look like any of these). :func:`raw_results` walks those lines once and parses one result at a time, with
 its byte range; a file laid out otherwise is read whole, with the same outcome. A results file written split
-(parts, documents stored once: :mod:`auditpacks.core.results_layout`) reads as the one file it stands for.
+(parts, documents stored once: :mod:`auditpacks.core.runs.results_layout`) reads as the one file it stands for.
 
 :meth:`Result.read` checks the fields every reader relies on and names the file, the
 result (``#index``) and the field in one line when one is wrong.
@@ -23,8 +23,8 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 from auditpacks.core.errors import FormatError, PackError
 from auditpacks.core.io import parse_json, read_json
-from auditpacks.core.results_layout import DocumentStore, LayoutError, layout, restore
-from auditpacks.core.run_files import is_error
+from auditpacks.core.runs.results_layout import DocumentStore, LayoutError, layout, restore
+from auditpacks.core.runs.run_files import is_error
 
 _OPEN, _EMPTY = b'  "results": [', b'  "results": []'
 _START, _END, _CLOSE = b"    {", b"    }", b"  ]"
@@ -49,7 +49,7 @@ class Result:
 
     @property
     def is_error(self) -> bool:
-        """Whether this result is an ERROR (:func:`auditpacks.core.run_files.is_error`)."""
+        """Whether this result is an ERROR (:func:`auditpacks.core.runs.run_files.is_error`)."""
         return is_error(self.raw)
 
     @property
@@ -123,7 +123,7 @@ class Location(NamedTuple):
 
 def raw_results(path: str | os.PathLike, *, documents: bool = True) -> Iterator[tuple[Location, dict[str, Any]]]:
     """``(location, result dict)`` for each result of a results file, one at a time: every part of a split
-    file in order (:mod:`auditpacks.core.results_layout`), stored documents put back unless ``documents`` is
+    file in order (:mod:`auditpacks.core.runs.results_layout`), stored documents put back unless ``documents`` is
     False (then a result keeps its ``documents_ref``)."""
     path = Path(path)
     if not path.is_file():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.core.run_files import (error_message, is_error, journal_name, record_for, record_name, results_name,
+from auditpacks.core.runs.run_files import (error_message, is_error, journal_name, record_for, record_name, results_name,
                                        stem_of, tool_run_names)
 
 
@@ -49,7 +49,7 @@ def test_a_tool_runs_files_share_the_stem():
 def test_run_ids_are_readable_and_file_safe():
     import datetime as dt
 
-    from auditpacks.core.run_files import run_id
+    from auditpacks.core.runs.run_files import run_id
 
     when = dt.datetime(2026, 12, 3, 8, 5, 9, tzinfo=dt.timezone(dt.timedelta(hours=9)))  # 23:05:09 UTC the day before
     assert run_id("smollm2", "checklist", ["gemma3:12b", "t0.7"], when) == \
@@ -66,7 +66,7 @@ def test_an_errors_cause_is_one_line_of_its_judgment_else_its_first_issue():
 
 
 def test_only_results_files_and_the_run_record_end_in_json_and_earlier_names_are_still_read(tmp_path):
-    from auditpacks.core.run_files import INDEX_NAME, existing, one_line_json, progress_name
+    from auditpacks.core.runs.run_files import INDEX_NAME, existing, one_line_json, progress_name
 
     # a viewer that offers a folder's *.json files offers results files (and the record, which has no results)
     assert [progress_name("m"), tool_run_names("m")[1], INDEX_NAME] == ["m.progress.jsonl", "m.tools.jsonl",

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from auditpacks.core.errors import PackError
-from auditpacks.core.results_layout import (DocumentStore, LayoutError, documents_key, layout, read_header, restore,
+from auditpacks.core.runs.results_layout import (DocumentStore, LayoutError, documents_key, layout, read_header, restore,
                                             stored)
 
 

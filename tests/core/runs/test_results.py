@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from auditpacks.core.results import Result, ResultsError, iter_results, raw_results, typed
+from auditpacks.core.runs.results import Result, ResultsError, iter_results, raw_results, typed
 
 
 def result(name: str = "s", **fields) -> dict:
