@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,11 +152,19 @@ def outcome(codes: list[int]) -> int:
     return NO_TESTS_COLLECTED if all(code == NO_TESTS_COLLECTED for code in codes) else 0
 
 
+def test_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The tests' environment: the model required, Studio's interpreter named, and compiled modules kept (in
+    build/pycache) even where PYTHONDONTWRITEBYTECODE is set: each pytest worker and each command a test starts
+    would otherwise compile every module it imports again (collecting the quick tier alone: 20 s, 9 s cached)."""
+    env = {name: value for name, value in environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV)),
+            "PYTHONPYCACHEPREFIX": str(ROOT / "build" / "pycache")}
+
+
 def test(extra: list[str]) -> int:
     ensure_system_packages()
     setup_studio()
-    env = {**os.environ, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV))}
-    codes = []
+    codes, env = [], test_env(os.environ)
     for args in suite_runs(extra):
         print("+", bin_path("python"), "-m pytest", " ".join(args), flush=True)
         codes.append(subprocess.run([str(bin_path("python")), "-m", "pytest", *args], cwd=ROOT, env=env).returncode)

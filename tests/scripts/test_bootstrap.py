@@ -112,3 +112,12 @@ def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch):
                         or bootstrap.subprocess.CompletedProcess(command, next(codes)))
     assert bootstrap.test([]) == 1
     assert ran == [(["-m", "not model"], "1"), (["-m", "model"], "1")]
+
+
+def test_the_tests_keep_compiled_modules_in_build_even_where_bytecode_is_off(monkeypatch):
+    monkeypatch.setattr(bootstrap, "STUDIO_VENV", ROOT / ".venv-studio")
+    env = bootstrap.test_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin"})
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["PYTHONPYCACHEPREFIX"] == str(ROOT / "build" / "pycache")
+    assert env["PATH"] == "/usr/bin" and env["AUDITPACKS_REQUIRE_MODEL"] == "1"
+    assert env["AUDITPACKS_STUDIO_PYTHON"] == str(bootstrap.bin_path("python", ROOT / ".venv-studio"))
