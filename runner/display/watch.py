@@ -7,7 +7,7 @@ lock and writes nothing, so a running shard is never disturbed; a last journal l
 being written is left out. A run that has not finished and whose folder lock no live process
 holds was cancelled or failed: it is *stopped*, with no rate and no ETA. Done counts the journal's scenarios (a later line for the same
 key replaces an earlier one); the rate counts only those finished since the run (re)started.
-Run files are read under budgets (:mod:`auditpacks.core.bounded_lines`): a journal line at most
+Run files are read under budgets (:mod:`auditpacks.core.bounded.lines`): a journal line at most
 :data:`LINE_BYTES` (a longer one is skipped like a damaged one), a progress file at most
 :data:`PROGRESS_BYTES`, and a journal that is not a regular file (a link to ``/dev/zero``, a pipe)
 is refused in one line naming it.
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from auditpacks.core.bounded_lines import Overlong, file_lines, read_capped
+from auditpacks.core.bounded.lines import Overlong, file_lines, read_capped
 from auditpacks.core.errors import UserError
 from auditpacks.core.runs.run_files import (JOURNAL_SUFFIX, OLD_PROGRESS_SUFFIX, existing, is_error, progress_name,
                                       record_name, stem_of)

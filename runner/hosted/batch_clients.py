@@ -7,7 +7,7 @@ normalised by :mod:`runner.models.usage`) or ``custom_id → str`` (why that req
 its error, or the batch's expiry). The SDKs' own retries are left on: a batch call is cheap and
 idempotent except :meth:`submit`, which the caller logs before it polls.
 
-Every byte comes through :func:`auditpacks.core.bounded_http.streamed_client`: an API reply under
+Every byte comes through :func:`auditpacks.core.bounded.http.streamed_client`: an API reply under
 the reply cap, a results file read as a stream (:func:`read_results`), each line at most the reply
 cap, the file at most :data:`MAX_RESULTS_BYTES`, within the time-out. A line that cannot be read
 (not JSON, not a result, over the cap) is recorded against its request when its ``custom_id`` can
@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import httpx
 
-from auditpacks.core import bounded_http
-from auditpacks.core.bounded_lines import LinesTooLarge, Overlong, capped_lines, size_text
+from auditpacks.core.bounded import http as bounded_http
+from auditpacks.core.bounded.lines import LinesTooLarge, Overlong, capped_lines, size_text
 from auditpacks.core.errors import FormatError
 from auditpacks.core.io import parse_json
 from auditpacks.runner.models.reply import Reply

@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterable
 
 from simpleaudit.context_marks import render_documents
 
-from auditpacks.core.bounded_http import max_reply_bytes
-from auditpacks.core.bounded_lines import Overlong, file_lines
+from auditpacks.core.bounded.http import max_reply_bytes
+from auditpacks.core.bounded.lines import Overlong, file_lines
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, parse_json, writing
 from auditpacks.core.runs.run_files import batches_name

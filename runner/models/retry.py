@@ -4,7 +4,7 @@
 ``policy.max_retries + 1`` times. Retried: HTTP 408, 409, 429 and 5xx, time-outs,
 dropped or refused connections and malformed (cut-off) response bodies. Anything else
 (400, 401, 404, ...), a reply over the byte cap and a redirect to another host
-(:mod:`auditpacks.core.bounded_http`) fail at once. The delay before retry ``k`` (0-based) is
+(:mod:`auditpacks.core.bounded.http`) fail at once. The delay before retry ``k`` (0-based) is
 ``min(max_delay, backoff * 2**k)`` times a jitter factor in [0.5, 1); a ``Retry-After``
 header in seconds replaces it, capped at ``retry_after_cap``. When every attempt fails,
 :class:`CallFailed` says how many were made and what each one got. Each attempt is noted in
@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
-from auditpacks.core.bounded_http import budget_error
+from auditpacks.core.bounded.http import budget_error
 from auditpacks.runner.models import waits
 
 RETRY_STATUS = {408, 409, 429}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from auditpacks.core.bounded_http import role_reply_bytes
+from auditpacks.core.bounded.http import role_reply_bytes
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers import EMBEDDED_MODEL

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers.checks import served_entry

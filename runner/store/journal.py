@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from auditpacks.core.bounded_lines import size_text
+from auditpacks.core.bounded.lines import size_text
 from auditpacks.core.errors import UserError
 from auditpacks.core.io import appendable, atomic_write_text, parse_json, writing
 from auditpacks.core.runs.run_files import ERROR, is_error

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from simpleaudit import DecisionTarget
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.redact import public_url
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request

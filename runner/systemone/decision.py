@@ -24,7 +24,7 @@ from simpleaudit.decision import (
     validate_decision,
 )
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.defaults import MAX_OPTIONS
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.reply import Request

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 
 from auditpacks.runner.systemone.protocol import ChoiceQuestion, choice_answer, label_probabilities
 

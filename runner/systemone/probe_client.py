@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.redact import redact
 from auditpacks.runner.models import waits
 

@@ -11,7 +11,7 @@ which optional OpenAI-style parameters its SDK refuses (``rejects``: never sent;
 Messages API has no ``seed``), and whether it caches a prompt's prefix only up to a block marked
 ``cache_control`` (``cache_marks``: Anthropic; the chat target then marks the document block), and
 which keyword of its SDK's constructor takes an ``httpx.AsyncClient`` (``http_client``), through
-which the any-llm path gives the SDK one of :mod:`auditpacks.core.bounded_http` (the byte cap and
+which the any-llm path gives the SDK one of :mod:`auditpacks.core.bounded.http` (the byte cap and
 the deadline of our own clients); a provider without one (xAI's SDK speaks gRPC) is not capped.
 A provider not in the table is an any-llm provider with none of these defaults.
 

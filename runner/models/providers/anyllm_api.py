@@ -8,7 +8,7 @@ provider caches up to a marked block (Anthropic), the chat target marks the docu
 ``cache_control``, which any-llm passes on; the reply's prompt-cache reads and writes come back
 inside any-llm's OpenAI-style usage and are read by :func:`~runner.models.usage.from_openai`. Where
 the table names the SDK's keyword for an ``httpx.AsyncClient``, the SDK is given one of
-:mod:`auditpacks.core.bounded_http` (:func:`sdk_options`), so a reply is read under the same byte
+:mod:`auditpacks.core.bounded.http` (:func:`sdk_options`), so a reply is read under the same byte
 cap and total deadline as on our own clients, and with token counts that are not counts (NaN, -5)
 taken out before the SDK's own checks would turn a good reply into an error (:func:`checked_usage`:
 the reply's counts are then unknown, as on the OpenAI-compatible path). The
@@ -21,7 +21,7 @@ import json
 from contextvars import ContextVar
 from typing import Any, Mapping
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.numbers import token_count
 from auditpacks.core.redact import redact
 from auditpacks.runner.models.errors import RunError

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.redact import public_url, redact
 from auditpacks.runner.models.errors import RunError
 

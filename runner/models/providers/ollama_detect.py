@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 
 from auditpacks.runner.models.providers import context_fit
 from auditpacks.runner.models.providers.messages import flat_messages, stock_messages

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request

@@ -17,7 +17,7 @@ import json
 from importlib.metadata import version
 from typing import Any, Callable, Mapping
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 from auditpacks.core.numbers import token_count
 from auditpacks.runner.models.model import ModelAPI
 from auditpacks.runner.models.reply import Reply, Request

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import httpx
 
-from auditpacks.core import bounded_http
+from auditpacks.core.bounded import http as bounded_http
 
 PROPS_TIMEOUT_S = 10.0
 

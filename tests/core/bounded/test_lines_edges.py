@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from auditpacks.core import bounded_lines
-from auditpacks.core.bounded_lines import (HEAD_BYTES, LinesTooLarge, Overlong, capped_lines, file_lines,
+from auditpacks.core.bounded import lines as bounded_lines
+from auditpacks.core.bounded.lines import (HEAD_BYTES, LinesTooLarge, Overlong, capped_lines, file_lines,
                                            read_capped, size_text)
 from auditpacks.core.errors import UserError
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from auditpacks.core import bounded_http
-from auditpacks.core.bounded_http import DeadlineExceeded, RedirectRefused, ReplyTooLarge
+from auditpacks.core.bounded import http as bounded_http
+from auditpacks.core.bounded.http import DeadlineExceeded, RedirectRefused, ReplyTooLarge
 from tests.support.hostile import HostileServer
 
 BINARY = {"Accept": "application/binary"}

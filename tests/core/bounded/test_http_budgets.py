@@ -12,8 +12,8 @@ import zlib
 import httpx
 import pytest
 
-from auditpacks.core import bounded_http
-from auditpacks.core.bounded_http import DeadlineExceeded, RedirectRefused, ReplyTooLarge, budget_error
+from auditpacks.core.bounded import http as bounded_http
+from auditpacks.core.bounded.http import DeadlineExceeded, RedirectRefused, ReplyTooLarge, budget_error
 from tests.support.hostile import HostileServer
 
 URL = "http://127.0.0.1:9/v1"

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from auditpacks.core.bounded_lines import HEAD_BYTES, LinesTooLarge, Overlong, capped_lines, file_lines
+from auditpacks.core.bounded.lines import HEAD_BYTES, LinesTooLarge, Overlong, capped_lines, file_lines
 from auditpacks.core.errors import UserError
 
 
