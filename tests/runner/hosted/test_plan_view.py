@@ -48,7 +48,8 @@ def shown(*models: ModelQuote) -> str:
 
 def rows(text: str) -> list[list[str]]:
     """The table's cells as printed (padding kept), header and body."""
-    return [line.split("│" if "│" in line else "┃")[1:-1] for line in text.splitlines() if line.startswith(("│", "┃"))]
+    return [line.split("│" if "│" in line else "┃")[1:-1] for line in text.splitlines()
+            if line.startswith(("│", "┃"))]
 
 
 def test_the_quote_says_nothing_was_sent_and_how_it_was_priced():
@@ -60,7 +61,8 @@ def test_the_quote_says_nothing_was_sent_and_how_it_was_priced():
 def test_each_model_gets_its_counts_and_a_row_per_way():
     text = shown(model_quote())
     assert ("\ngpt-x: 12 scenarios, 3 documents, 24 requests; 1,234,567 prompt tokens (9,000 in shared document "
-            "prefixes), 2,400 expected output tokens (replies of 200, at most 1,024); tokens by tiktoken o200k\n") in text
+            "prefixes), 2,400 expected output tokens (replies of 200, at most 1,024); tokens by tiktoken o200k\n"
+            ) in text
     table = [[c.strip() for c in row] for row in rows(text)]
     assert table == [
         ["way", "cost", "range", "time", "cache hit rate"],

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from auditpacks.core.errors import PackError
+from auditpacks.core.io import sha256_file
 from auditpacks.core.record import RunRecord
 from auditpacks.runner.reporting.runs import PackFinder, load_runs, record_paths
 from tests.support.hand_runs import choice_result, write_run
@@ -133,7 +134,8 @@ def test_a_run_pairs_its_results_with_scenarios_and_takes_its_model_from_the_rec
     items = scenarios(pack)
     run_path = write_run(tmp_path / "run", "m", pack, "choice_match", [right(items[2]), wrong(items[0])])
     (run,) = load_runs([run_path])
-    assert (run.model, run.judge, run.sha256, run.label) == ("m", "choice_match", run.record.pack.sha256, "m · tiny.json")
+    assert (run.model, run.judge, run.label) == ("m", "choice_match", "m · tiny.json")
+    assert run.sha256 == sha256_file(pack)
     assert [(s["name"], r["judgment"]["correct"]) for s, r in run.pairs()] == [
         (items[2]["name"], True), (items[0]["name"], False)]
     assert run.benchmark.title.startswith("closed questions") and run.report.__name__.endswith("iustitia.report")

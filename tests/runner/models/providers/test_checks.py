@@ -53,7 +53,8 @@ def test_another_suffix_is_added_to_the_address_and_without_one_the_address_is_a
      "judge: cannot reach http://h:1/v1: [Errno 111] Connection refused"),
     (httpx.ConnectError(""), "judge: cannot reach http://h:1/v1: ConnectError"),
     (httpx.ReadTimeout("slow"), "judge: cannot reach http://h:1/v1: no answer within 2.5 s"),
-    (httpx.RemoteProtocolError("peer closed\nmore"), "judge: cannot reach http://h:1/v1: RemoteProtocolError: peer closed"),
+    (httpx.RemoteProtocolError("peer closed\nmore"),
+     "judge: cannot reach http://h:1/v1: RemoteProtocolError: peer closed"),
 ])
 def test_no_answer_is_one_line_naming_who_and_where(server, error, message):
     server.answer = error

@@ -53,7 +53,8 @@ def test_a_prompt_that_cannot_fit_is_refused_with_what_it_needs():
 def test_estimate_weights():
     assert context_fit.text_tokens("ab 1,\n") == pytest.approx(0.6 * 2 + 1 + 1 + 1)
     assert context_fit.text_tokens("私権") == pytest.approx(4.0)  # 3 UTF-8 bytes a character, 2/3 token a byte
-    assert context_fit.estimate_tokens([{"content": "ab"}, {"content": "", "images": ["x"]}]) == 64 + 8 + 1 + 8 + 1024 + 1
+    assert context_fit.estimate_tokens([{"content": "ab"}, {"content": "", "images": ["x"]}]) \
+        == 64 + 8 + 1 + 8 + 1024 + 1
 
 
 @pytest.mark.parametrize("text, tokens", [
