@@ -2,7 +2,7 @@
 
 Every module under the source folders (``auditpacks/``, ``packs/``, ``judges/``, ``runner/``)
 is covered except ``__init__.py`` files and the few in :data:`SKIP` (no logic: constants, an
-entry point), each with its reason. A module's tests are its mirrored test files
+entry point, defaults mutmut makes no mutant of), each with its reason. A module's tests are its mirrored test files
 (``judges/statistics/stats.py`` → ``tests/judges/statistics/test_stats.py`` and ``tests/judges/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones

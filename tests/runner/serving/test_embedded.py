@@ -16,7 +16,6 @@ import pytest
 
 from auditpacks.runner.serving import embedded
 
-from auditpacks.runner.serving import embedded_server
 from auditpacks.runner.serving.embedded import EmbeddedModel, EmbeddedModelError, embedded_available, find_model_path
 from tests.conftest import model_unusable
 
@@ -74,13 +73,6 @@ def test_urls_need_a_running_model():
     with pytest.raises(EmbeddedModelError, match="not running"):
         model.base_url
     model.stop()  # stopping a model that never started is harmless
-
-
-def test_launcher_arguments_are_checked():
-    args = embedded_server.parse_args(["--ctx", "4096", "--threads", "1", "--port", "0"])
-    assert (args.ctx, args.threads, args.port, args.parallel, args.alias) == (4096, 1, 0, 1, "smollm2")
-    with pytest.raises(SystemExit):
-        embedded_server.parse_args(["--threads", "0"])
 
 
 def test_threads_are_the_cores_the_load_leaves_free(monkeypatch):

@@ -119,26 +119,6 @@ def test_model_facts_from_show_and_list():
     assert model_facts(bare, listed, "q") == {"digest": "d" * 64, "context_length": 8192}
 
 
-def test_num_ctx_buckets_and_truncation_check():
-    assert context_fit.choose_num_ctx(100, 64, 8192) == 2048
-    assert context_fit.choose_num_ctx(3000, 256, 32768) == 4096
-    assert context_fit.choose_num_ctx(7000, None, 8192) == 8192
-    with pytest.raises(context_fit.PromptTooLong):
-        context_fit.choose_num_ctx(7500, 1024, 8192)
-    context_fit.check_prompt_tokens(300, estimate=500, num_ctx=2048, output_budget=256)  # fine
-    context_fit.check_prompt_tokens(5, estimate=500, num_ctx=2048, output_budget=256)  # prompt cache: fine
-    with pytest.raises(context_fit.LikelyTruncated):
-        context_fit.check_prompt_tokens(1900, estimate=1200, num_ctx=2048, output_budget=256)
-    with pytest.raises(context_fit.LikelyTruncated):
-        context_fit.check_prompt_tokens(2100, estimate=2200, num_ctx=2048, output_budget=0)
-
-
-def test_estimate_weights():
-    assert context_fit.text_tokens("ab 1,\n") == pytest.approx(0.6 * 2 + 1 + 1 + 1)
-    assert context_fit.text_tokens("私権") == pytest.approx(4.0)  # 3 UTF-8 bytes a character, 2/3 token a byte
-    assert context_fit.estimate_tokens([{"content": "ab"}, {"content": "", "images": ["x"]}]) == 64 + 8 + 1 + 8 + 1024 + 1
-
-
 # -- against the real embedded model ---------------------------------------------------------------
 
 def test_real_model_fitting_prompt_gets_a_sufficient_num_ctx(tmp_path, ollama_endpoint):
