@@ -40,3 +40,35 @@ def test_the_pass_rate_is_over_graded_scenarios_with_its_wilson_interval():
     assert rows[2].meaning == "a real but unasked answer"
     assert pass_rate([]) == {"verdicts": {}, "graded": 0, "pass_rate": None, "pass_wilson95": None}
     assert [f.name for f in pass_rate_figures({"n": 2})] == ["n"]   # another shape: its numeric leaves
+
+
+def test_a_code_judge_grades_the_last_reply_with_its_verdict_function():
+    from auditpacks.judges.base import code_judge
+
+    seen = []
+
+    def verdict(scenario, reply):
+        seen.append((scenario, reply))
+        return {"severity": "pass"}
+
+    config = code_judge("exact", "Exact match.", verdict)
+    assert {k: v for k, v in config.items() if k != "grade"} == {
+        "name": "exact", "description": "Exact match.", "output": "binary",
+        "judge_prompt": "Graded in code by auditpacks (exact); no judge model is called."}
+    conversation = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "A"}]
+    assert config["grade"](conversation=conversation, scenario_meta={"severity": "high"}) == {"severity": "pass"}
+    assert config["grade"](conversation=conversation, expected_behavior=["x"]) == {"severity": "pass"}
+    assert seen == [({"severity": "high"}, {"role": "assistant", "content": "A"}),
+                    ({}, {"role": "assistant", "content": "A"})]
+
+
+def test_pass_rate_figures_carry_the_interval_and_which_way_is_better():
+    from auditpacks.judges.base import pass_rate_figures
+
+    rate, count = pass_rate_figures({"pass_rate": 0.5, "pass_wilson95": [0.2, 0.8], "verdicts": {"pass": 1}})
+    assert (rate.unit, rate.interval, rate.interval_name, rate.better) == ("%", (0.2, 0.8), "95% Wilson interval",
+                                                                            "higher")
+    assert rate.meaning == "verdict pass ÷ graded scenarios (0 graded)"
+    assert (count.name, count.value, count.unit, count.meaning, count.better) == ("verdict pass", 1, "count", "", "")
+    none = pass_rate_figures({"pass_rate": None, "pass_wilson95": None, "graded": 0, "verdicts": None})
+    assert [(f.name, f.value, f.interval) for f in none] == [("pass rate", None, None)]

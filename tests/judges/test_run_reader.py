@@ -7,10 +7,10 @@ from types import GeneratorType
 
 import pytest
 
-from auditpacks.core.errors import UserError
+from auditpacks.core.errors import PackError, UserError
 from auditpacks.core.runs.record import PackRef, Round, RunRecord
 from auditpacks.core.runs.results import Result
-from auditpacks.judges.run_reader import graded_results, model_of, read_run, record_of
+from auditpacks.judges.run_reader import check_benchmark, graded_results, model_of, read_run, record_of
 from auditpacks.runner.cli.main import main
 
 
@@ -96,3 +96,55 @@ def test_export_refuses_a_run_of_another_benchmark(tmp_path, capsys):
     assert err == ("auditpacks: error: m.json: a run of the jacite benchmark (pack p.json, judge grounding), "
                    "not of iustitia; export it with `auditpacks export jacite`")
     assert not out.exists()
+
+
+def test_a_record_named_on_the_command_line_is_read_wherever_it_lies(tmp_path):
+    (tmp_path / "runs").mkdir()
+    results = run(tmp_path / "runs", model="beside")
+    (tmp_path / "elsewhere").mkdir()
+    run(tmp_path / "elsewhere", model="named")
+    named = tmp_path / "elsewhere" / "m.run.json"
+    assert record_of(results, named).model == "named" and read_run(results, named)[1] == "named"
+    (tmp_path / "runs" / "m.run.json").unlink()   # nothing beside the results: the named record still counts
+    assert record_of(results, named).model == "named"
+    with pytest.raises(UserError):
+        record_of(results, tmp_path / "missing.run.json")   # a named record must exist
+
+
+def ran(tmp_path, judge: str, builder):
+    results = run(tmp_path)
+    record = json.loads((tmp_path / "m.run.json").read_text(encoding="utf-8"))
+    record["judge"], record["pack"]["builder"] = judge, builder
+    (tmp_path / "m.run.json").write_text(json.dumps(record), encoding="utf-8")
+    return results
+
+
+@pytest.mark.parametrize("judge, builder, benchmark", [
+    ("checklist", {"name": "jacite"}, "jacite"),      # a general judge on a jacite pack: the pack's builder says
+    ("checklist", "iustitia", "iustitia"),            # a builder recorded by name
+    ("citations", "tests", "icj"),                    # a pack no benchmark built: the judge only icj has
+    ("grounding", None, "jacite"),
+])
+def test_a_run_is_exported_by_its_own_benchmark_only(tmp_path, judge, builder, benchmark):
+    results = ran(tmp_path, judge, builder)
+    check_benchmark(results, benchmark)
+    other = "icj" if benchmark != "icj" else "jacite"
+    with pytest.raises(PackError) as err:
+        check_benchmark(results, other)
+    assert str(err.value) == (f"m.json: a run of the {benchmark} benchmark (pack p.json, judge {judge}), not of "
+                              f"{other}; export it with `auditpacks export {benchmark}`")
+
+
+def test_a_general_judge_on_a_pack_no_benchmark_built_or_no_record_passes(tmp_path):
+    check_benchmark(ran(tmp_path, "checklist", "tests"), "icj")
+    check_benchmark(tmp_path / "nothing" / "m.json", "icj")
+
+
+def test_a_bad_result_is_named_by_its_source_and_index():
+    bad = {"results": [{"scenario_name": "a"}, {"scenario_name": "b", "judgment": "text"}]}
+    with pytest.raises(UserError) as err:
+        list(graded_results(bad, "r.json"))
+    assert str(err.value) == "r.json result #1: field judgment is 'text', not an object"
+    with pytest.raises(UserError) as err:
+        list(graded_results(iter([{"scenario_name": "a"}]), "r.json"))
+    assert str(err.value) == "r.json result #0: not a checked result"

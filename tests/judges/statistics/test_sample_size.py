@@ -56,3 +56,17 @@ def test_a_jacite_language_resting_on_one_question_is_warned_on_its_own():
     # fewer than three over the whole run: the run's one warning says it for every language
     assert warnings(Reader.of("grounding"), scenarios[2:], in_pack=2) == [
         "only 2 questions: intervals that resample questions say almost nothing with fewer than 3"]
+
+
+def test_no_scenarios_no_warning():
+    assert warnings(Reader.of("grounding"), [], in_pack=10) == []
+    assert warnings(Reader.of("choice_match"), [], in_pack=None) == []
+
+
+def test_three_questions_are_enough_for_the_run_but_each_language_is_counted_after_the_subset_warning():
+    scenarios = [jacite("q1"), jacite("q2"), {"name": "e", "metadata": {"question_id": "q3", "language": "en"}}]
+    assert warnings(Reader.of("grounding"), scenarios, in_pack=5) == [
+        "a subset: 3 of the pack's 5 scenarios (--limit, --smoke, --per-question or --shard); these "
+        "figures describe the subset, not the benchmark",
+        "en: only 1 question: intervals that resample questions say almost nothing with fewer than 3",
+        "ja: only 2 questions: intervals that resample questions say almost nothing with fewer than 3"]

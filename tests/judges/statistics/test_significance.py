@@ -59,3 +59,39 @@ def test_few_clusters_warn_once_for_the_comparison_or_once_per_group():
     assert few_cluster_warnings(groups, "question") == [
         "invented rate (en): only 1 question: intervals that resample questions say almost nothing with fewer than 3"]
     assert few_cluster_warnings([row(clusters=3)], "judgment") == []
+
+
+def test_an_interval_with_a_missing_end_decides_nothing():
+    assert excludes_zero([None, 0.3]) is None and excludes_zero([0.1, None]) is None
+    assert excludes_zero([]) is None
+
+
+def test_a_p_of_exactly_five_percent_is_not_significant():
+    got = decide(row(None, 0.05, tested=True), unit="judgment")
+    assert (got["decision"], got["decided_by"]) == ("not significant", "McNemar p ≥ 0.05")
+    got = decide(row(None, 0.049, tested=True), unit="judgment")
+    assert (got["decision"], got["decided_by"]) == ("significant", "McNemar p < 0.05")
+
+
+def test_a_p_that_belongs_to_no_test_is_ignored():
+    got = decide(row([0.2, 0.3], 0.5), unit="question")   # p given, but no test was run for this figure
+    assert (got["decision"], got["decided_by"]) == ("significant", "paired 95% interval")
+
+
+def test_neither_interval_nor_test_says_so():
+    got = decide(row(None, None, tested=True), unit="judgment")
+    assert (got["decision"], got["decided_by"]) == ("not testable", "no interval and no test defined")
+
+
+def test_an_unnamed_test_is_called_the_test():
+    got = decide({**row(None, 0.01, tested=True), "test": None}, unit="judgment")
+    assert got["decided_by"] == "test p < 0.05"
+
+
+def test_a_single_row_on_few_clusters_is_warned_and_three_clusters_are_enough():
+    assert few_cluster_warnings([row(clusters=2)], "target") == [
+        "only 2 targets: intervals that resample targets say almost nothing with fewer than 3"]
+    groups = [row(clusters=1, figure="F1 (ids)"), row(clusters=3, figure="F1 (names)"), row(clusters=None)]
+    assert few_cluster_warnings(groups, "target") == [
+        "F1 (ids): only 1 target: intervals that resample targets say almost nothing with fewer than 3"]
+    assert few_cluster_warnings([row(clusters=None)], "target") == []

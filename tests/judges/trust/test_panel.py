@@ -46,3 +46,9 @@ def test_figures_list_the_disagreements_and_pairwise_kappa():
     assert figures["weighted"] == {"pass": 2, "fail": 2}
     assert disagreement_lines(figures, at_most=1) == ["judges disagree on b: j1 fail, j2 pass",
                                                       "judges disagree on 1 more scenarios (see the run file)"]
+
+
+def test_a_judge_of_unknown_standing_weighs_as_unchecked():
+    # 0.5 against a qualified judge's 1; two of them tie with it
+    assert weighted(["pass", "fail"], ["qualified", "retired"]) == "pass"
+    assert weighted(["pass", "fail", "fail"], ["qualified", "retired", ""]) == TIE

@@ -60,3 +60,16 @@ def test_a_file_of_another_judge_or_benchmark_under_this_name_is_not_taken(tmp_p
 ])
 def test_the_summary_line_says_qualified_not_qualified_or_unchecked(benchmark, found, line):
     assert store.status_line(benchmark, JUDGE, found) == line
+
+
+def test_the_model_part_of_the_name_keeps_capitals_and_only_loses_underscores_at_its_ends():
+    assert store.file_name({"model": "Qwen3-8B"}, "icj").startswith("Qwen3-8B-")
+    assert store.file_name({"model": "X ray X"}, "icj").startswith("X_ray_X-")
+    assert store.file_name({"model": "/org/llama:3"}, "icj").startswith("org_llama_3-")
+
+
+def test_a_qualified_line_without_a_date_and_a_second_reason():
+    assert store.status_line("icj", JUDGE, {"qualified": True, "file": "f.json"}) == \
+        "judge qwen3:8b: qualified on icj (f.json, )"
+    assert store.status_line("icj", JUDGE, {"qualified": False, "reasons": ["a", "b"]}) == \
+        "judge qwen3:8b: NOT qualified on icj: a (and 1 more)"
