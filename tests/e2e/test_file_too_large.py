@@ -21,7 +21,8 @@ LIMITED = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.S
 def test_a_file_too_large_is_one_line_naming_it(tmp_path):
     pack = write_pack(tmp_path / "tiny.json", 3)
     with FakeOpenAI() as server:
-        done = subprocess.run([sys.executable, "-c", LIMITED, *run_args(pack, tmp_path / "out", server.base_url)],
+        # -B: under the limit, the interpreter's own compiled-module writes would be cut short and kept
+        done = subprocess.run([sys.executable, "-B", "-c", LIMITED, *run_args(pack, tmp_path / "out", server.base_url)],
                               cwd=ROOT, capture_output=True, text=True, timeout=300,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     [line] = done.stderr.strip().splitlines()[-1:]
