@@ -38,9 +38,10 @@ def bin_path(name: str, venv_dir: Path | None = None) -> Path:
     return (venv_dir or VENV) / ("Scripts" if os.name == "nt" else "bin") / name
 
 
-def sh(*cmd: str | Path, **kw) -> None:
+def sh(*cmd: str | Path, check: bool = True, **kw) -> int:
+    """Run a command from the repository root, said first; its exit code (a failure raises unless ``check``)."""
     print("+", " ".join(str(c) for c in cmd), flush=True)
-    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
+    return subprocess.run([str(c) for c in cmd], check=check, cwd=ROOT, **kw).returncode
 
 
 def setup() -> None:
@@ -127,7 +128,9 @@ NO_TESTS_COLLECTED = 5  # pytest's exit code
 def workers(cpus: int | None = None) -> list[str]:
     """pytest-xdist's options: one worker per core, at most :data:`MAX_WORKERS`; none on one core."""
     chosen = os.environ.get("AUDITPACKS_TEST_WORKERS", "")
-    count = int(chosen) if chosen.isdigit() else min(MAX_WORKERS, cpus or os.cpu_count() or 1)
+    if chosen and not chosen.isdigit():
+        raise SystemExit(f"bootstrap: AUDITPACKS_TEST_WORKERS={chosen!r} is not a number of workers")
+    count = int(chosen) if chosen else min(MAX_WORKERS, cpus or os.cpu_count() or 1)
     return ["-n", str(count)] if count > 1 else []
 
 
@@ -164,10 +167,12 @@ def test_env(environ: Mapping[str, str]) -> dict[str, str]:
 def test(extra: list[str]) -> int:
     ensure_system_packages()
     setup_studio()
-    codes, env = [], test_env(os.environ)
-    for args in suite_runs(extra):
-        print("+", bin_path("python"), "-m pytest", " ".join(args), flush=True)
-        codes.append(subprocess.run([str(bin_path("python")), "-m", "pytest", *args], cwd=ROOT, env=env).returncode)
+    env, runs = test_env(os.environ), suite_runs(extra)
+    codes = [sh(bin_path("python"), "-m", "pytest", *args, env=env, check=False) for args in runs]
+    if len(runs) > 1:
+        said = {0: "passed", NO_TESTS_COLLECTED: "nothing selected"}
+        print("bootstrap: " + "; ".join(f"pytest {' '.join(args[1:])}: {said.get(code, f'failed (exit {code})')}"
+                                        for args, code in zip(runs, codes)), flush=True)
     return outcome(codes)
 
 

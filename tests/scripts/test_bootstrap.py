@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
+
 from tests.support.paths import ROOT
 
 spec = importlib.util.spec_from_file_location("bootstrap_script", ROOT / "scripts" / "bootstrap.py")
@@ -101,7 +103,7 @@ def test_the_runs_exit_with_the_first_failure_and_selecting_nothing_fails_only_e
     assert bootstrap.outcome([5, 5]) == 5 and bootstrap.outcome([5]) == 5
 
 
-def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch):
+def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch, capsys):
     ran = []
     monkeypatch.setattr(bootstrap, "ensure_system_packages", lambda: None)
     monkeypatch.setattr(bootstrap, "setup_studio", lambda: None)
@@ -112,6 +114,14 @@ def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch):
                         or bootstrap.subprocess.CompletedProcess(command, next(codes)))
     assert bootstrap.test([]) == 1
     assert ran == [(["-m", "not model"], "1"), (["-m", "model"], "1")]
+    assert capsys.readouterr().out.splitlines()[-1] == ("bootstrap: pytest not model: failed (exit 1); "
+                                                        "pytest model: passed")
+
+
+def test_a_worker_count_that_is_no_number_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "two")
+    with pytest.raises(SystemExit, match=r"^bootstrap: AUDITPACKS_TEST_WORKERS='two' is not a number of workers$"):
+        bootstrap.suite_runs([], cpus=2)
 
 
 def test_the_tests_keep_compiled_modules_in_build_even_where_bytecode_is_off(monkeypatch):

@@ -9,27 +9,17 @@ import pytest
 
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers import checks
+from tests.support.scripted_http import ScriptedHTTP
 
 
 @pytest.fixture()
 def server(monkeypatch):
-    """``bounded_http.client`` answering from ``server.answer`` (a response, or an exception to raise);
-    ``server.seen`` holds each request's (origin, time-out, URL, Authorization header)."""
-    class Server:
-        answer: object = httpx.Response(200, json={"data": []})
-        seen: list = []
-
-    def client(origin, *, timeout):
-        def handle(request):
-            Server.seen.append((origin, timeout, str(request.url), request.headers.get("authorization")))
-            if isinstance(Server.answer, Exception):
-                raise Server.answer
-            return Server.answer
-        return httpx.Client(transport=httpx.MockTransport(handle))
-
-    Server.seen = []
-    monkeypatch.setattr(checks.bounded_http, "client", client)
-    return Server
+    """Each request seen as (origin, time-out, URL, Authorization header)."""
+    scripted = ScriptedHTTP(httpx.Response(200, json={"data": []}),
+                            lambda origin, timeout, request: (origin, timeout, str(request.url),
+                                                              request.headers.get("authorization")))
+    monkeypatch.setattr(checks.bounded_http, "client", scripted.client)
+    return scripted
 
 
 @pytest.mark.parametrize("status", [200, 401, 404, 500])

@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from auditpacks.runner.models.providers import slots
+from tests.support.scripted_http import ScriptedHTTP
 
 
 @pytest.mark.parametrize("base_url, root", [
@@ -20,22 +21,12 @@ def test_the_server_root_is_the_base_url_less_v1(base_url, root):
 
 @pytest.fixture()
 def props(monkeypatch):
-    """``bounded_http.client`` answering ``/props`` with ``props.answer`` (a response or an exception)."""
-    class Props:
-        answer: object = httpx.Response(200, json={"total_slots": 4})
-        seen: list = []
-
-    def client(origin, *, timeout):
-        def handle(request):
-            Props.seen.append((origin, timeout, str(request.url)))
-            if isinstance(Props.answer, Exception):
-                raise Props.answer
-            return Props.answer
-        return httpx.Client(transport=httpx.MockTransport(handle))
-
-    Props.seen = []
-    monkeypatch.setattr(slots.bounded_http, "client", client)
-    return Props
+    """``/props`` answered with ``props.answer`` (4 slots unless a test says otherwise); each request seen as
+    (origin, time-out, URL)."""
+    scripted = ScriptedHTTP(httpx.Response(200, json={"total_slots": 4}),
+                            lambda origin, timeout, request: (origin, timeout, str(request.url)))
+    monkeypatch.setattr(slots.bounded_http, "client", scripted.client)
+    return scripted
 
 
 def test_the_slot_count_is_read_from_props(props):
