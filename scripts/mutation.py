@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation testing (mutmut 3) of every module with logic, each against the tests that exercise it.
 
-    .venv/bin/python scripts/mutation.py judges/statistics/stats.py      # one module (or several)
+    .venv/bin/python scripts/mutation.py judges/statistics/stats.py   # one module (or several)
     .venv/bin/python scripts/mutation.py --list               # each module and its tests; runs nothing
     .venv/bin/python scripts/mutation.py                      # every module (hours on 2 cores)
     .venv/bin/python scripts/mutation.py --min-score 90 --max-children 2

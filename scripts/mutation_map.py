@@ -2,8 +2,9 @@
 
 Every module under the source folders (``auditpacks/``, ``packs/``, ``judges/``, ``runner/``)
 is covered except ``__init__.py`` files and the few in :data:`SKIP` (no logic: constants, an
-entry point, defaults mutmut makes no mutant of), each with its reason. A module's tests are its mirrored test files
-(``judges/statistics/stats.py`` → ``tests/judges/statistics/test_stats.py`` and ``tests/judges/test_stats_*.py``;
+entry point), each with its reason. A module's tests are its mirrored test files
+(``judges/statistics/stats.py`` → ``tests/judges/statistics/test_stats.py`` and
+``tests/judges/statistics/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
 do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
