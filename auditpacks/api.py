@@ -18,16 +18,24 @@ import io
 import json
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from auditpacks.core.errors import UserError
 from auditpacks.core.registry import BENCHMARKS, modules
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser that raises its errors: argparse prints a missing required flag and exits even with
+    ``exit_on_error=False``, which would leave only the exit status in the error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise argparse.ArgumentError(None, message)
+
+
 def _namespace(add_arguments: Callable[[argparse.ArgumentParser], None], required: list[str],
                options: dict[str, Any], what: str) -> argparse.Namespace:
     """The flags' defaults (with ``required`` given on the command line), overridden by ``options``."""
-    parser = argparse.ArgumentParser(prog=what, exit_on_error=False)
+    parser = _Parser(prog=what)
     add_arguments(parser)
     try:
         args = parser.parse_args(required)

@@ -39,7 +39,7 @@ class ResultsIndex:
         with open(where.file, "rb") as fh:
             fh.seek(start)
             data = json.loads(fh.read(end - start))
-        return restore(data, self.store, where.name) if self.store is not None else data
+        return restore(data, self.store, where.name)
 
 
 def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
@@ -58,10 +58,9 @@ def scan_results(path: Path) -> tuple[ResultsIndex, list[dict[str, Any]]]:
             index.ranges.append(where)
         slim.append(slim_result(data))
     documents = layout(path).documents
-    if documents is not None:
-        index.store = DocumentStore(documents)
-        if index.whole is not None:
-            index.whole = [restore(data, index.store, path.name) for data in index.whole]
+    index.store = DocumentStore(documents) if documents is not None else None
+    if index.whole is not None:
+        index.whole = [restore(data, index.store, path.name) for data in index.whole]
     return index, slim
 
 

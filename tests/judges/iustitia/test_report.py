@@ -4,13 +4,16 @@ tasks, as in the headline and the export) and valid answers shown apart."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
 from auditpacks.judges.iustitia.agreement import agreement, headline
 from auditpacks.judges.iustitia.run_tasks import tasks_from_scenarios
 from auditpacks.judges.iustitia.export import export_predictions
-from auditpacks.judges.iustitia.report import answer, per_question, section
+from auditpacks.judges.figures import Cell, Plot
+from auditpacks.judges.iustitia.report import answer, group, per_question, section
+from auditpacks.judges.iustitia.report import headline as headline_figures
 from tests.support.hand_runs import RunView, choice_result, error_result
 from tests.support.tiny_pack import write_pack
 
@@ -81,3 +84,64 @@ def test_a_question_asked_in_three_judgments_or_more_keeps_its_interval(tmp_path
 def test_answer_words():
     assert answer({"choice": "guilty", "choice_method": "label"}) == "chose guilty (label)"
     assert answer({"choice": None}) == "no choice read"
+
+
+def _task(name, verdict, question_id, options=("a", "b")):
+    return {"name": name, "decision": {"id": question_id, "accepted": ["a"], "criteria": {o: "" for o in options}},
+            "metadata": {"task_id": name, "verdict_id": verdict, "question_id": question_id}}
+
+
+def _run(*rounds, warnings=()):
+    """A run as the section reads it: its rounds' (scenario, result) pairs and a headline with ``warnings``."""
+    return SimpleNamespace(pairs=lambda round_index=0: rounds[round_index],
+                           headline=lambda round_index=0: SimpleNamespace(warnings=list(warnings),
+                                                                          figures=[f"round {round_index}"]))
+
+
+def _chose(choice, severity="pass"):
+    return {"severity": severity, "judgment": {"choice": choice}}
+
+
+def _three_judgments():
+    """qA asked six times in three judgments: V1 right, wrong, off the options; V2 right, nothing read; V3 right."""
+    return [(_task("t1", "V1", "qA"), _chose("a")), (_task("t2", "V1", "qA"), _chose("b")),
+            (_task("t3", "V1", "qA"), _chose("zz")), (_task("t4", "V2", "qA"), _chose("a")),
+            (_task("t5", "V2", "qA"), _chose(None, "low")), (_task("t6", "V3", "qA"), _chose("a"))]
+
+
+def test_each_task_of_a_judgment_counts_and_three_judgments_keep_the_interval():
+    (row,) = per_question(_run([], _three_judgments()), 1)
+    assert {k: row[k] for k in ("question", "tasks", "correct", "agreement", "judgments", "coverage", "valid")} == {
+        "question": "qA", "tasks": 6, "correct": 3, "agreement": 0.5, "judgments": 3,
+        "coverage": 5 / 6, "valid": 4 / 6}
+    assert len(row["ci"]) == 2 and row["ci"][0] <= 0.5 <= row["ci"][1]
+
+
+def test_the_section_shows_a_row_of_typed_cells_and_a_dot_per_question_for_the_round_asked():
+    part = section(_run([], _three_judgments(), warnings=["a warning"]), 1)
+    (table,) = part.tables
+    ci = per_question(_run(_three_judgments()))[0]["ci"]
+    assert table.title == "Per question"
+    assert table.rows == [[Cell("qA"), Cell(6, "count"), Cell(3, "count"), Cell(0.5, "%"), Cell(ci, "interval"),
+                           Cell(5 / 6, "%"), Cell(4 / 6, "%")]]
+    assert part.plots == [Plot("dots", ["qA"], {"agreement": ([0.5], [ci])},
+                               "agreement with the reference (95% interval, judgments resampled)", 1.0)]
+    assert part.warnings == ["a warning"]      # three judgments: not too few
+
+
+def test_the_warning_names_the_first_five_questions_with_too_few_judgments():
+    part = section(_run([(_task(f"t{i}", "V1", f"q{i}"), _chose("a")) for i in range(6)]))
+    assert part.warnings == ["per question: 6 of 6 questions rest on fewer than 3 judgments (q0, q1, q2, q3, q4 …); "
+                             "their intervals are withheld"]
+
+
+def test_a_round_without_graded_tasks_has_an_empty_table_and_no_plot():
+    part = section(_run([(_task("t1", "V1", "qA") | {"decision": {"accepted": []}}, _chose("a"))]))
+    assert part.tables[0].rows == [] and part.plots == [] and part.warnings == []
+
+
+def test_the_headline_group_and_answer_of_a_round_and_a_scenario():
+    assert (headline_figures(_run([])), headline_figures(_run([], []), 1)) == (["round 0"], ["round 1"])
+    assert group(_task("t1", "V1", "qA") | {"decision": {"id": "d"}}) == "qA"
+    assert group({"name": "t", "decision": {"id": "d"}}) == "d"
+    assert answer({"choice": "guilty", "choice_source": "logprobs"}) == "chose guilty (logprobs)"

@@ -6,9 +6,12 @@ import asyncio
 import io
 import re
 import time
+from types import SimpleNamespace
+
+import pytest
 
 from auditpacks.runner.display import progress as progress_module
-from auditpacks.runner.display.heartbeat import waiting_line
+from auditpacks.runner.display.heartbeat import Heartbeat, waiting_line
 from auditpacks.runner.display.progress import ProgressPrinter
 from auditpacks.runner.models import waits
 from auditpacks.runner.models.retry import RetryPolicy, call_with_retries
@@ -68,3 +71,58 @@ def test_a_slow_run_shows_seconds_per_scenario_and_an_eta_once_one_finished(monk
         progress.update({})
     clock[0] = 1000.0 + 2    # 4 scenarios in 2 s: 2 a second, 1 to go
     assert progress.info() == "2.00/s · 0 errors · 0 tokens · eta 0:00:00"
+
+
+def test_the_line_is_read_at_the_time_given_and_a_passed_deadline_shows_as_0_s():
+    now = time.monotonic()
+    waits.note(4, 1, 2, since=now - 5, timeout=10)
+    try:
+        line = waiting_line(now + 1000)   # asked long after the attempt's deadline
+    finally:
+        waits.clear(4)
+    assert line == "waiting 1005 s · attempt 1 of 2 · this attempt times out in 0 s"
+
+
+class _Stop:
+    """A stop event that is not set for ``rounds`` waits, recording the longest each wait may take."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds, self.timeouts = rounds, []
+
+    def wait(self, timeout: float) -> bool:
+        self.timeouts.append(timeout)
+        return len(self.timeouts) > self.rounds
+
+
+@pytest.mark.parametrize("every, quiet_for, in_flight, lines, checks_every", [
+    (30.0, 30.0, True, ["waiting 95 s · attempt 2 of 3 · this attempt times out in 505 s"], 1.0),
+    (30.0, 29.5, True, [], 1.0),      # printed to half a second ago: not yet
+    (0.25, 0.25, True, ["waiting 95 s · attempt 2 of 3 · this attempt times out in 505 s"], 0.25),
+    (30.0, 60.0, False, [], 1.0),     # quiet, but no model call waits
+])
+def test_a_beat_prints_the_waiting_line_once_the_progress_was_quiet_for_its_period(
+        monkeypatch, every, quiet_for, in_flight, lines, checks_every):
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0)
+    if in_flight:
+        waits.note(5, 2, 3, since=1000.0 - 95, timeout=505)
+    emitted = []
+    beat = Heartbeat(emitted.append, lambda: 1000.0 - quiet_for, every=every)
+    beat._stop = _Stop(rounds=1)
+    try:
+        beat._beat()
+    finally:
+        waits.clear(5)
+    assert emitted == lines and beat._stop.timeouts == [checks_every, checks_every]
+
+
+def test_the_beat_runs_in_a_named_daemon_thread_and_stop_waits_for_it_at_most_5_s():
+    Heartbeat(print, time.monotonic).stop()    # never started: nothing to wait for
+    beat = Heartbeat(print, time.monotonic).start()
+    thread = beat._thread
+    assert (thread.name, thread.daemon) == ("auditpacks-heartbeat", True)   # never keeps a finished run alive
+    beat.stop()
+    assert not thread.is_alive()
+    joined = []
+    beat._thread = SimpleNamespace(join=lambda timeout: joined.append(timeout))
+    beat.stop()
+    assert joined == [5]

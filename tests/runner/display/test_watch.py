@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 
 import pytest
 
+from auditpacks.core.errors import UserError
+from auditpacks.runner.display.watch import Progress, folder_progress, journal_counts, overall
 from auditpacks.runner.store.lock import FolderLock
-from auditpacks.runner.display.watch import folder_progress, journal_counts, overall
 
 NOW = 1_000_000.0
 HELD: list[FolderLock] = []   # the folder locks of the shards a test pretends are still running
@@ -86,3 +89,68 @@ def test_a_shard_no_process_writes_any_more_is_stopped_with_no_rate_or_eta(tmp_p
     assert not live.stopped and live.rate == pytest.approx(0.1)  # 3 in 30 s
     HELD.pop().release()  # the live run ends without its run file (killed): stopped from now on
     assert folder_progress(tmp_path / "l", now=NOW)[0].stopped
+
+
+def _running(folder, done: int, plan) -> Progress:
+    """The row of a running shard with ``done`` scenarios and ``plan`` as its progress file (JSON text or value)."""
+    shard(folder, [entry(f"k{i}") for i in range(done)])
+    (folder / "m.progress.json").write_text(plan if isinstance(plan, str) else json.dumps(plan))
+    (row,) = folder_progress(folder, now=NOW)
+    return row
+
+
+@pytest.mark.parametrize("plan, total, rate, eta", [
+    ({"total": 10, "started": NOW - 40}, 10, 0.1, 60.0),                  # nothing said about reuse: none reused
+    ({"total": 10, "started": NOW - 40, "resumed": 4}, 10, 0.0, None),    # nothing finished since the restart
+    ({"total": 4, "started": NOW - 40}, 4, 0.1, 0.0),                     # all done, the run file not yet written
+    ({"total": "10", "started": NOW - 40}, None, 0.1, None),              # a size that is no count: unknown
+    ({"started": NOW}, None, None, None),                                 # started this very moment: no rate yet
+    ("[4, 10]", None, None, None),                                        # a progress file that is no object
+])
+def test_rate_and_eta_from_what_the_progress_file_says(tmp_path, plan, total, rate, eta):
+    row = _running(tmp_path / "s", 4, plan)
+    assert (row.total, row.rate, row.eta) == (total, pytest.approx(rate) if rate else rate, eta)
+
+
+def test_the_clock_is_read_when_no_time_is_given(tmp_path, monkeypatch):
+    monkeypatch.setattr(time, "time", lambda: NOW)
+    shard(tmp_path / "s", [entry("a"), entry("b")], total=4, started=NOW - 20)
+    assert folder_progress(tmp_path / "s")[0].rate == pytest.approx(0.1)
+
+
+def test_a_run_file_written_in_the_same_instant_as_the_last_journal_line_means_finished(tmp_path):
+    folder = shard(tmp_path / "s", [entry("a")], total=1, started=NOW - 5, running=False)
+    (folder / "m.run.json").write_text("{}")
+    for path in (folder / "m.journal.jsonl", folder / "m.run.json"):
+        os.utime(path, (NOW, NOW))
+    assert folder_progress(folder)[0].finished
+
+
+def test_a_damaged_line_is_skipped_and_the_lines_after_it_still_count(tmp_path):
+    path = shard(tmp_path / "s", [entry("a"), "not json\n", entry("b", "ERROR")]) / "m.journal.jsonl"
+    assert journal_counts(path) == (2, 1)
+
+
+def test_a_run_not_started_and_a_path_that_is_no_folder(tmp_path):
+    assert folder_progress(tmp_path / "queued") == [Progress("queued", 0, None, 0, None, None, False, False)]
+    (tmp_path / "file").write_text("")
+    with pytest.raises(UserError, match=rf"^{re.escape(str(tmp_path / 'file'))}: not a folder$"):
+        folder_progress(tmp_path / "file")
+
+
+def _row(rate=None, eta=None, finished=False, total=2):
+    return Progress("r", 1, total, 1, rate, eta, finished)
+
+
+@pytest.mark.parametrize("rows, rate, eta, finished", [
+    ([_row(finished=True), _row(finished=True)], None, None, True),            # nothing runs: no rate
+    ([_row(finished=True), _row(0.5, 0.5)], 0.5, 0.5, False),                  # a finished run waits for none
+    ([_row(0.5, 0.5), _row(0.5, 4.0, total=None)], 1.0, None, False),         # a size unknown: no ETA
+    ([_row(0.5, 0.5), _row()], 0.5, None, False),                              # a run stopped: no ETA
+])
+def test_overall_rate_eta_and_finished(rows, rate, eta, finished):
+    total = overall(rows)
+    assert (total.name, total.done, total.errors, total.rate, total.eta, total.finished) == (
+        "total", 2, 2, rate, eta, finished)
+    assert total.as_dict() == {"name": "total", "done": 2, "total": total.total, "errors": 2, "rate": rate,
+                               "eta": eta, "finished": finished, "stopped": False}

@@ -1,6 +1,8 @@
 """A merged run's performance block: counts summed, lists joined, endpoints added per URL, settings kept."""
 
-from auditpacks.runner.store.performance_sum import sum_performance
+import pytest
+
+from auditpacks.runner.store.performance_sum import sum_cost, sum_performance
 
 
 def test_no_blocks_is_none():
@@ -27,9 +29,11 @@ def test_keys_missing_or_none_in_a_shard_use_the_others():
 def test_values_of_different_kinds_are_kept_side_by_side():
     assert sum_performance([{"n": 1}, {"n": "many"}]) == {"n": [1, "many"]}
     assert sum_performance([{"flag": True}, {"flag": 2}]) == {"flag": [True, 2]}
+    assert sum_performance([{"flag": 2}, {"flag": True}]) == {"flag": [2, True]}  # whichever shard comes first
     assert sum_performance([{"flag": False}, {"flag": True}]) == {"flag": [False, True]}  # booleans never add
     assert sum_performance([{"mode": "a"}, {"mode": "a"}]) == {"mode": "a"}
     assert sum_performance([{"x": 0.1}, {"x": 0.2}]) == {"x": 0.3}  # rounded to 6 places
+    assert sum_performance([{"x": 0.1234564}, {"x": 0.0000002}]) == {"x": 0.123457}
 
 
 def test_endpoints_are_added_per_base_url_in_first_appearance_order():
@@ -65,3 +69,11 @@ def test_work_of_earlier_attempts_adds_up_beside_the_documents_run():
     two = {"prompt_order": "document-first", "documents": 4}
     assert sum_performance([one, two]) == {"prompt_order": "document-first", "documents": 7,
                                            "earlier_attempts": {"scenarios": 4, "documents": 2}}
+
+
+@pytest.mark.parametrize("incurred, rate", [
+    ({"input": 100, "cache_hit_rate": 0.5}, 0.0),                       # nothing read from the cache
+    ({"cached_input": 0, "cache_hit_rate": 0.5}, None),                 # nothing sent: no rate
+])
+def test_a_hit_rate_without_cached_or_sent_tokens(incurred, rate):
+    assert sum_cost([{"incurred": incurred}])["incurred"]["cache_hit_rate"] == rate

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+from pathlib import Path
 
 import pytest
 from simpleaudit import AuditResult, AuditResults
@@ -12,6 +15,7 @@ from auditpacks.core.runs.results_layout import DOCUMENTS_REF, layout
 from auditpacks.core.runs.run_files import split_name, stem_of
 from auditpacks.runner.store.results_file import slim_result, write_results
 from auditpacks.runner.store.results_reader import load_audit_results, scan_results
+from auditpacks.runner.store.results_split import SplitWriter
 
 JUDGMENTS = 4
 QUESTIONS = 6
@@ -85,4 +89,72 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path, results):
         raise OSError("disk gone")
     with pytest.raises(OSError):
         write_results(tmp_path / "m.json", [slim_result(r) for r in results], broken(), limit=LIMIT)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _write(path, results, **kwargs):
+    return write_results(path, [slim_result(r) for r in results], iter(results), **kwargs)
+
+
+def test_a_slim_result_drops_documents_and_expected_behaviour_only():
+    full = {"scenario_name": "s", "expected_behavior": ["x"], "severity": "pass",
+            "conversation": [{"role": "user", "content": "q", "documents": ["long"]}, "a bare entry"]}
+    assert slim_result(full) == {"scenario_name": "s", "expected_behavior": None, "severity": "pass",
+                                 "conversation": [{"role": "user", "content": "q"}, "a bare entry"]}
+    assert slim_result({"scenario_name": "s", "conversation": None})["conversation"] == []
+
+
+def test_a_file_exactly_at_the_limit_is_one_file_and_one_byte_over_is_split(tmp_path, results):
+    few = results[:3]
+    size = _write(tmp_path / "plain" / "deeper" / "m.json", few)[0].stat().st_size   # folders made as needed
+    assert _write(tmp_path / "at" / "m.json", few, limit=size) == [tmp_path / "at" / "m.json"]
+    assert len(_write(tmp_path / "over" / "m.json", few, limit=size - 1)) > 1
+
+
+def test_no_results_is_an_empty_list_and_a_plain_file_written_twice_is_replaced(tmp_path, results, capsys):
+    path = tmp_path / "m.json"
+    _write(path, results[:2])
+    assert _write(path, []) == [path]
+    assert json.loads(path.read_text("utf-8"))["results"] == [] and path.read_text("utf-8").endswith('"results": []\n}')
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"✓ Results saved to {path}\n✓ Results saved to {path}\n")
+
+
+def test_parts_of_an_earlier_write_already_gone_are_no_error(tmp_path, results):
+    path = tmp_path / "m.json"
+    _write(path, results, limit=LIMIT)
+    (tmp_path / "m.part2.json").unlink()
+    assert _write(path, results[:1], limit=LIMIT) == [path] and [p.name for p in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_fewer_results_than_the_header_counted_is_refused_and_nothing_is_left(tmp_path, results):
+    with pytest.raises(RuntimeError, match=r"^m\.json: 1 results written for 2 expected$"):
+        write_results(tmp_path / "m.json", [slim_result(r) for r in results[:2]], iter(results[:1]))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_file_is_written_beside_itself_and_renamed_into_place(tmp_path, results, monkeypatch):
+    renames = []
+    rename = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: renames.append((Path(src), Path(dst))) or rename(src, dst))
+    _write(tmp_path / "m.json", results[:1])
+    ((src, dst),) = renames
+    assert src.parent == tmp_path and src.name.startswith(".m.json.") and dst == tmp_path / "m.json"
+
+
+def test_a_write_that_fails_on_the_disk_names_the_file_and_a_failed_split_keeps_its_error(tmp_path, results,
+                                                                                          monkeypatch):
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full)
+        with pytest.raises(OSError) as err:
+            _write(tmp_path / "m.json", results[:1])
+    assert err.value.filename == str(tmp_path / "m.json") and list(tmp_path.iterdir()) == []
+
+    def gone(self):
+        raise OSError(errno.EIO, "Input/output error", "m.part2.json")
+    monkeypatch.setattr(SplitWriter, "finish", gone)
+    with pytest.raises(OSError, match="Input/output error"):
+        _write(tmp_path / "m.json", results, limit=LIMIT)
     assert list(tmp_path.iterdir()) == []

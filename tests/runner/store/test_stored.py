@@ -60,3 +60,15 @@ def test_token_counts_a_server_got_wrong_are_stored_as_unknown_and_no_nan_reache
     assert stored == {"target_input_tokens": None, "target_output_tokens": None, "judge_input_tokens": None,
                       "judge_output_tokens": 7, "score": None, "nested": [{"x": None}]}
     json.dumps(stored, allow_nan=False)  # strict JSON
+
+
+@pytest.mark.parametrize("entry, cut_chars", [
+    ({"role": "assistant", "reasoning": "r" * (MAX_STORED_CHARS + 3), "content": "c" * (MAX_STORED_CHARS + 4),
+      "turn": 2}, 7),                                                     # every cut of the entry, summed
+    ({"role": "tool", "output": "o" * (MAX_STORED_CHARS + 2)}, 2),       # a role without content
+    ({"content": "c" * (MAX_STORED_CHARS + 1)}, 1),                     # content without a role
+    ({"role": "user", "content": "q", "turn": 1, "score": 0.5}, None),  # numbers are never cut
+])
+def test_a_conversation_entry_counts_every_character_cut_from_it(entry, cut_chars):
+    stored = for_storage({"conversation": [entry]})["conversation"][0]
+    assert stored.get("cut_chars") == cut_chars

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import re
+import shutil
 import stat
 
 import bm25s
@@ -12,6 +17,7 @@ import pytest
 from auditpacks.core.errors import UserError
 from auditpacks.packs.icj.graph import snapshot as snapshots
 from auditpacks.packs.icj.graph.reader import read_graph
+from auditpacks.packs.icj.tools.guard import later_identifiers, withheld_values
 from tests.support.icj_graph import GRAPH, NICARAGUA_MERITS
 
 
@@ -95,3 +101,94 @@ def test_no_passage_of_a_later_source_is_searchable(graph, cache):
 def test_a_bad_cutoff_is_one_line(graph, cache):
     with pytest.raises(UserError, match="'1986-13-01' is not a date"):
         snapshots.snapshot_for(graph, "1986-13-01", cache)
+
+
+def test_a_fresh_snapshot_records_what_it_holds_and_what_it_withholds(graph, tmp_path):
+    snap = snapshots.snapshot_for(graph, "1986-06-27", tmp_path / "new" / "cache")    # folders made as needed
+    text = (snap.folder / "snapshot.json").read_text(encoding="utf-8")
+    info = json.loads(text)
+    assert text == json.dumps(info, indent=2, sort_keys=True)
+    counts = {p.stem: pq.read_table(p).num_rows for p in (snap.folder / "tables").glob("*.parquet")}
+    assert info["counts"] == counts and counts["documents"] == 13 and len(counts) == len(graph.tables)
+    # the passages of the 13 documents before the cutoff and the resolutions adopted before it
+    passages = counts["passages"] + counts["resolution_passages"]
+    assert {k: info[k] for k in ("cutoff", "source_hash", "lexical", "read_report")} == {
+        "cutoff": "1986-06-27", "source_hash": graph.source_hash, "read_report": graph.report,
+        "lexical": {"method": "bm25", "library": "bm25s", "passages": passages}}
+    assert isinstance(info["build_seconds"], float) and 0 <= info["build_seconds"] < 600
+    assert round(info["build_seconds"], 3) == info["build_seconds"]
+    withheld = json.loads((snap.folder / "withheld.json").read_text(encoding="utf-8"))
+    assert withheld and withheld == sorted(later_identifiers(graph, "1986-06-27")
+                                           | withheld_values(graph, "1986-06-27"))
+    assert snap.cutoff == "1986-06-27" and [p.name for p in snap.folder.parent.iterdir()] == [snap.folder.name]
+
+
+def test_every_file_is_read_only_and_every_folder_only_listable(graph, tmp_path):
+    snap = snapshots.snapshot_for(graph, "1986-06-27", tmp_path)
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in snap.folder.rglob("*") if p.is_file()}
+    folders = {stat.S_IMODE(p.stat().st_mode) for p in [snap.folder, *snap.folder.rglob("*")] if p.is_dir()}
+    assert (modes, folders) == ({0o444}, {0o555})
+
+
+def test_rows_are_read_once_and_rows_where_reads_the_matching_ones(graph, cache):
+    snap = snapshots.snapshot_for(graph, "1986-06-27", cache)
+    documents = snap.rows("documents")
+    assert len(documents) == 13 and snap.rows("documents") is documents
+    first = documents[0]["document_id"]
+    assert snap.rows_where("documents", "document_id", first) == [d for d in documents if d["document_id"] == first]
+    assert snap.rows_where("documents", "document_id", NICARAGUA_MERITS) == []   # after the cutoff
+
+
+@pytest.mark.parametrize("content", [None, "{not json"])
+def test_a_folder_without_a_readable_snapshot_file_is_refused(tmp_path, content):
+    if content is not None:
+        (tmp_path / "snapshot.json").write_text(content, encoding="utf-8")
+    with pytest.raises(UserError, match=rf"^{re.escape(str(tmp_path))}: not a built snapshot "
+                                        r"\(no readable snapshot\.json\)$"):
+        snapshots.Snapshot(tmp_path)
+
+
+def test_a_build_that_fails_leaves_nothing_and_one_another_process_finished_first_is_used(graph, tmp_path,
+                                                                                           monkeypatch):
+    def broken(*args):
+        raise OSError("disk gone")
+    with monkeypatch.context() as patch:
+        patch.setattr(snapshots, "build_index", broken)
+        with pytest.raises(OSError, match="disk gone"):
+            snapshots.snapshot_for(graph, "1986-06-27", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    renamed = os.rename
+
+    def beaten(staging, folder):
+        """Another process renames its own copy into place just before this one."""
+        shutil.copytree(staging, folder)
+        raise OSError(errno.ENOTEMPTY, "Directory not empty")
+    monkeypatch.setattr(os, "rename", beaten)
+    snap = snapshots.snapshot_for(graph, "1986-06-27", tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == [snap.folder.name] and snap.cutoff == "1986-06-27"
+
+    def refused(staging, folder):
+        raise OSError(errno.EACCES, "Permission denied")
+    monkeypatch.setattr(os, "rename", refused)
+    with pytest.raises(OSError, match="Permission denied"):
+        snapshots.snapshot_for(graph, "1986-06-26", tmp_path)
+    monkeypatch.setattr(os, "rename", renamed)
+    assert [p.name for p in tmp_path.iterdir()] == [snap.folder.name]     # the failed one's staging is gone
+
+
+@pytest.mark.parametrize("sizes, region", [
+    ([1], 64), ([20 * 2**20], 80), ([16 * 2**20 + 1], 65), ([10 * 2**20, 10 * 2**20], 80)])
+def test_a_database_reserves_four_times_its_size_in_whole_mib_and_at_least_64(tmp_path, sizes, region):
+    for i, size in enumerate(sizes):
+        with open(tmp_path / f"part{i}", "wb") as fh:
+            fh.truncate(size)                   # sparse: the size without the bytes
+    database = tmp_path / "part0" if len(sizes) == 1 else tmp_path
+    assert snapshots.database_region(database) == region * 2**20
+
+
+def test_a_snapshot_is_built_in_a_hidden_folder_beside_its_place(graph, tmp_path, monkeypatch):
+    built, build = [], snapshots._build
+    monkeypatch.setattr(snapshots, "_build", lambda g, cutoff, folder: built.append(folder) or build(g, cutoff, folder))
+    snap = snapshots.snapshot_for(graph, "1986-06-27", tmp_path)
+    (staging,) = built
+    assert staging.parent == tmp_path and staging.name.startswith(f".{snap.folder.name}.") and not staging.exists()
