@@ -7,7 +7,8 @@
 assistant message: ``{"content": "..."}`` or ``{"tool_calls": [("name", "arguments text"), ...]}``
 (or ``{"raw_tool_calls": [...]}``, sent as they are: malformed calls).
 Every request is kept (``requests``) so a test can check exactly what the model was shown. With
-``embed(text) -> vector`` it also answers ``/v1/embeddings`` (the texts in ``embedded``).
+``embed(text) -> vector`` it also answers ``/v1/embeddings`` (the texts in ``embedded``; each request's model and
+``Authorization`` header in ``embed_calls``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.endswith("/embeddings"):
             with self.server.lock:
                 self.server.embedded.append(body["input"][0])
+                self.server.embed_calls.append((body.get("model"), self.headers.get("Authorization")))
             vector = self.server.embed(body["input"][0])
             return self._send({"object": "list", "model": body.get("model"), "usage": {"prompt_tokens": 1,
                                "total_tokens": 1}, "data": [{"object": "embedding", "index": 0, "embedding": vector}]})
@@ -64,8 +66,9 @@ class ScriptedToolServer:
     def __init__(self, script: Callable[[dict, int], dict], embed: Callable[[str], list] | None = None) -> None:
         self.requests: list[dict] = []
         self.embedded: list[str] = []   # the texts sent to /embeddings (answered by ``embed``)
+        self.embed_calls: list[tuple] = []   # (model, Authorization header) of each /embeddings request
         self._server = LoopbackServer(_Handler, script=script, requests=self.requests, lock=threading.Lock(),
-                                      embed=embed, embedded=self.embedded)
+                                      embed=embed, embedded=self.embedded, embed_calls=self.embed_calls)
 
     @property
     def base_url(self) -> str:

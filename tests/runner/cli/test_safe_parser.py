@@ -25,3 +25,12 @@ def test_the_error_line_names_the_flag_never_the_value(capsys, argv, shown):
 def test_a_short_value_is_still_shown_for_the_typo_it_is():
     assert safe_message("argument --temperature: must be a number, got '0,7'") == \
         "argument --temperature: must be a number, got '0,7'"
+
+
+@pytest.mark.parametrize(("arguments", "shown"), [
+    ("--api-kye=c2stcHJvai1BYmMxMjM=", "--api-kye=…"),          # a base64 key ends in "="
+    ("--hedaer=Authorization=Bearer=x", "--hedaer=…"),
+    ("--seed=7 extra sk-proj-Abc123 -v", "--seed=… … … -v"),
+])
+def test_an_unrecognised_flag_keeps_its_name_up_to_the_first_equals_sign(arguments, shown):
+    assert safe_message(f"unrecognized arguments: {arguments}") == f"unrecognized arguments: {shown}"

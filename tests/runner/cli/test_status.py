@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
+from pathlib import Path
+
+import pytest
 
 from auditpacks.runner.cli.main import main
+from auditpacks.runner.cli.status import add_arguments, duration, line
+from auditpacks.runner.display.watch import Progress
 from auditpacks.runner.store.lock import FolderLock
 
 
@@ -35,7 +41,9 @@ def test_status_json(tmp_path, capsys):
     write_shard(tmp_path / "shard-1", ["a"], 2)
     with FolderLock(tmp_path / "shard-1"):
         assert main(["status", str(tmp_path / "shard-1"), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert out == json.dumps(data, indent=2) + "\n"  # an indented document, one figure a line
     assert [r["name"] for r in data["runs"]] == ["shard-1"]
     assert (data["total"]["done"], data["total"]["total"], data["total"]["errors"]) == (1, 2, 0)
     assert 0.005 < data["total"]["rate"] < 0.02  # 1 in about 100 s
@@ -53,3 +61,52 @@ def test_status_of_a_file_is_one_line(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main(["status", str(tmp_path / "file")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="auditpacks status")
+    add_arguments(parser)
+    return parser
+
+
+def test_the_folders_are_paths_and_json_is_off_unless_asked():
+    args = _parser().parse_args(["results/a", "results/b"])
+    assert (args.folders, args.json) == ([Path("results/a"), Path("results/b")], False)
+    assert _parser().parse_args(["a", "--json"]).json is True
+
+
+@pytest.mark.parametrize("shown", ["usage: auditpacks status [-h] [--json] DIR [DIR ...]",
+                                   "DIR run folders (--out of each shard)",
+                                   "--json print the figures as JSON on stdout"])
+def test_the_help_names_the_folders_and_the_json_flag(shown):
+    assert shown in " ".join(_parser().format_help().split())
+
+
+@pytest.mark.parametrize("seconds, shown", [
+    (None, "-"), (0, "0s"), (59.4, "59s"), (59.6, "1m00s"), (60, "1m00s"), (61, "1m01s"), (754, "12m34s"),
+    (3599, "59m59s"), (3600, "1h00m"), (3661, "1h01m"), (5400, "1h30m"), (7199, "1h59m"), (7322, "2h02m"),
+    (36000, "10h00m"),
+])
+def test_a_duration_is_seconds_then_minutes_then_hours(seconds, shown):
+    assert duration(seconds) == shown
+
+
+def progress(**given) -> Progress:
+    row = {"name": "shard-1", "done": 3, "total": 10, "errors": 1, "rate": 0.5, "eta": 14.0, "finished": False}
+    return Progress(**{**row, **given})
+
+
+@pytest.mark.parametrize("given, shown", [
+    ({}, "shard-1       3/10          1 errors     0.50/s  eta 14s"),
+    ({"eta": 754.0}, "shard-1       3/10          1 errors     0.50/s  eta 12m34s"),
+    ({"rate": None, "eta": None}, "shard-1       3/10          1 errors          -  eta -"),
+    ({"total": None, "rate": 1.234}, "shard-1       3/?           1 errors     1.23/s  eta 14s"),
+    ({"finished": True, "done": 10, "eta": 0.0}, "shard-1      10/10          1 errors     0.50/s  finished"),
+    ({"stopped": True}, "shard-1       3/10          1 errors     0.50/s  stopped"),
+])
+def test_a_line_is_done_of_total_errors_rate_and_state(given, shown):
+    assert line(progress(**given), 7) == shown
+
+
+def test_the_names_are_padded_to_the_width_given():
+    assert line(progress(name="a"), 5).startswith("a           3/10")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
+import pytest
 from simpleaudit import Auditor
 
 from auditpacks.judges.base import code_judge
@@ -82,3 +84,61 @@ def test_a_decision_targets_own_client_is_read_through_the_adapter():
     assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m",
                                                               client=given)) is given
     assert simpleaudit_adapter.decision_client(DecisionTarget("http://127.0.0.1:9/v1/systemone", "m")) is None
+
+
+def test_the_any_llm_client_is_simpleaudits_for_the_provider_key_url_and_settings():
+    client = simpleaudit_adapter.anyllm_client("sk-abc123", "http://127.0.0.1:9/v1", "openai", {"timeout": 5.0})
+    assert (client.client.api_key, str(client.client.base_url), client.client.timeout) == (
+        "sk-abc123", "http://127.0.0.1:9/v1/", 5.0)
+    assert "Anthropic" in type(simpleaudit_adapter.anyllm_client("sk-ant-1", None, "anthropic", None)).__name__
+
+
+class Engine:
+    """simpleaudit's engine as the adapter touches it: a judge-spec resolver that answers ``resolved`` (and keeps
+    what it was asked), and ``run_scenario`` keeping its arguments."""
+
+    def __init__(self, resolved: tuple = ()) -> None:
+        self.asked: list[tuple] = []
+        self.resolved = resolved
+
+        def resolve(*args):
+            self.asked.append(args)
+            return self.resolved
+
+        self._resolve_judge_spec = resolve
+
+    async def run_scenario(self, **kwargs):
+        self.ran = kwargs
+        return "result"
+
+
+def bounded(resolved: tuple, expected: list) -> tuple:
+    engine = Engine(resolved)
+    simpleaudit_adapter.bound_judge_schema(engine, lambda schema, behaviours: {**schema, "n": len(behaviours)})
+    out = engine._resolve_judge_spec("prompt", {"type": "object"}, "post", True, expected)
+    assert engine.asked == [("prompt", {"type": "object"}, "post", True, expected)]   # asked as given
+    return out
+
+
+def test_a_resolved_schema_with_expectations_is_bounded():
+    assert bounded(("p2", {"type": "object"}, "post2", False), ["a", "b"]) == (
+        "p2", {"type": "object", "n": 2}, "post2", False)
+
+
+@pytest.mark.parametrize("resolved, expected", [
+    (("p2", None, "post2", False), ["a"]),                # no schema to bound
+    (("p2", {"type": "object"}, "post2", False), []),     # no expectations
+    (("p2", {"type": "object"}, "post2", True), ["a"]),   # simpleaudit fell back to its default judge
+])
+def test_otherwise_the_resolved_spec_is_left_as_it_is(resolved, expected):
+    assert bounded(resolved, expected) == resolved
+
+
+def test_a_scenario_runs_with_the_target_parameters_and_the_hook_before_the_judge():
+    engine, seen = Engine(), []
+    result = asyncio.run(simpleaudit_adapter.run_scenario(engine, ARGUMENTS, params={"temperature": 0.2},
+                                                          before_judge=seen.append))
+    resolver = engine.ran.pop("evidence_resolver")
+    assert (result, engine.ran) == ("result", {**ARGUMENTS, "target_params": {"temperature": 0.2}})
+    resolver(SimpleNamespace(conversation=["turn"]))
+    assert seen == [["turn"]]

@@ -1,5 +1,7 @@
 """Usage as each provider reports it, normalised: prompt counts with cache reads and writes inside."""
 
+import pytest
+
 from auditpacks.runner.models.usage import Usage, from_anthropic, from_gemini, from_openai
 
 
@@ -51,3 +53,19 @@ def test_counts_that_are_not_token_counts_read_as_zero():
     bad = {"prompt_tokens": float("nan"), "completion_tokens": -5,
            "prompt_tokens_details": {"cached_tokens": 10**30}}
     assert from_openai(bad).to_dict() == {"input": 0, "cached_input": 0, "cache_write": 0, "output": 0}
+
+
+@pytest.mark.parametrize("extra, cache_write", [
+    ({"prompt_tokens_details": {"cached_tokens": 300, "cache_write_tokens": 200}}, 200),   # inside the details
+    ({"prompt_tokens_details": {"cached_tokens": 300}, "cache_write_tokens": 150}, 150),   # beside them
+    ({"prompt_tokens_details": {"cached_tokens": 300}}, 0),
+])
+def test_chat_usage_cache_writes_are_read_inside_the_details_or_beside_them(extra, cache_write):
+    usage = from_openai({"prompt_tokens": 1000, "completion_tokens": 20, **extra})
+    assert usage == Usage(input=1000, cached_input=300, cache_write=cache_write, output=20)
+
+
+def test_chat_usage_that_also_names_input_tokens_is_read_as_chat_usage():
+    """A server sending both spellings: ``prompt_tokens`` wins, as in Chat Completions."""
+    usage = from_openai({"prompt_tokens": 1000, "completion_tokens": 20, "input_tokens": 990, "output_tokens": 19})
+    assert usage == Usage(input=1000, cached_input=0, cache_write=0, output=20)

@@ -36,7 +36,14 @@ def test_the_third_same_failure_stops_and_names_the_cause():
     with pytest.raises(RunError, match=r"^stopped: the first 3 scenarios all failed the same way: "
                                        r"CallFailed: timed out after 600 s \(--stop-after 3"):
         watch.update(error("CallFailed: timed out after 600 s"))
-    assert len(watch.progress.seen) == 4     # every result reached the progress first
+    assert watch.progress.seen == [("start", 4), error("CallFailed: timed out after 600 s"),  # each result reached
+                                   error("CallFailed: timed out after 300 s"),                # the progress first
+                                   error("CallFailed: timed out after 600 s")]
+
+
+def test_a_limit_of_one_stops_at_the_first_failure():
+    with pytest.raises(RunError, match=r"^stopped: the first 1 scenarios all failed the same way: HTTP 500: down "):
+        FailFast(Counted(), 1).update(error("HTTP 500: down"))
 
 
 @pytest.mark.parametrize("second", [{"severity": "pass", "judgment": {}}, error("HTTP 400: bad request")])

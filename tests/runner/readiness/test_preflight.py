@@ -1,12 +1,16 @@
-"""The endpoint check before the first scenario: any HTTP answer passes; nothing listening is one line."""
+"""The endpoint check before the first scenario: any HTTP answer passes; nothing listening is one line; a chat
+model's check is its provider class's; the judge and auditor are checked unless embedded; a decision endpoint is
+asked at its own URL."""
 
 import socket
 from http.server import BaseHTTPRequestHandler
+from types import SimpleNamespace
 
 import pytest
 
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers.checks import check_reachable
+from auditpacks.runner.readiness.preflight import check_chat, check_decision, check_roles
 from auditpacks.runner.serving.loopback import LoopbackServer
 
 
@@ -54,3 +58,54 @@ def test_a_server_that_never_answers_is_a_time_out():
         with pytest.raises(RunError) as err:
             check_reachable(url, timeout=0.3)
     assert str(err.value) == f"cannot reach {url}: no answer within 0.3 s"
+
+
+class FakeAPI:
+    def __init__(self) -> None:
+        self.checks: list[dict] = []
+
+    def check(self, **kwargs) -> None:
+        self.checks.append(kwargs)
+
+
+@pytest.mark.parametrize("kwargs, asked", [({}, {"who": None, "hint": ""}),
+                                           ({"who": "target", "hint": "--api-key"}, {"who": "target",
+                                                                                    "hint": "--api-key"})])
+def test_a_chat_models_check_is_its_provider_classes(kwargs, asked):
+    api = FakeAPI()
+    check_chat(api, **kwargs)
+    assert api.checks == [asked]
+
+
+def role(name: str, provider: str) -> SimpleNamespace:
+    settings = SimpleNamespace(role=name, model=f"{name}-m", provider=provider)
+    return SimpleNamespace(settings=settings, model=SimpleNamespace(api=FakeAPI()))
+
+
+@pytest.mark.parametrize("judge, auditor, checked", [
+    ("openai", "anthropic", ["judge model judge-m", "auditor model auditor-m"]),
+    ("openai", None, ["judge model judge-m"]),
+    (None, "openai", ["auditor model auditor-m"]),
+    ("embedded", "openai", ["auditor model auditor-m"]),
+    ("embedded", "embedded", []),
+])
+def test_the_judge_and_auditor_are_checked_unless_embedded(judge, auditor, checked):
+    """Each role by its provider (None: no such role)."""
+    roles = SimpleNamespace(judge=judge and role("judge", judge), auditor=auditor and role("auditor", auditor))
+    check_roles(roles)
+    models = [r for r in (roles.judge, roles.auditor) if r is not None]
+    assert [c["who"] for r in models for c in r.model.api.checks] == checked
+
+
+@pytest.mark.parametrize("path", ["/v1/systemone", "/v1/systemone/"])
+def test_a_decision_endpoint_is_asked_at_its_own_url(path):
+    Answers.status, Answers.paths = 405, []
+    with LoopbackServer(Answers) as server:
+        check_decision(server.url + path)
+    assert Answers.paths == [path]
+
+
+def test_a_decision_endpoint_not_listening_is_named_so():
+    url = f"http://127.0.0.1:{free_port()}/v1/systemone"
+    with pytest.raises(RunError, match=f"^decision endpoint: cannot reach {url}: "):
+        check_decision(url)

@@ -8,7 +8,7 @@ import pytest
 
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.providers import EMBEDDED_MODEL
-from auditpacks.runner.run.endpoint import Endpoint, endpoint
+from auditpacks.runner.run.endpoint import Endpoint, embedded_identity, endpoint
 from auditpacks.runner.serving import embedded
 from tests.support.run_config import run_config
 
@@ -50,3 +50,54 @@ def test_the_embedded_server_runs_inside_the_context_only(embedded_model):
         assert httpx.get(ep.embedded_url + "/models", timeout=30).status_code == 200
     with pytest.raises(httpx.ConnectError):
         httpx.get(ep.embedded_url + "/models", timeout=5)
+
+
+class FakeServer:
+    """The embedded model's server as a run uses it: started with a context size, a base URL while it runs."""
+
+    runs: list["FakeServer"] = []
+
+    def __init__(self, ctx: int) -> None:
+        self.ctx, self.state = ctx, "made"
+        FakeServer.runs.append(self)
+
+    @property
+    def base_url(self) -> str:
+        return "http://127.0.0.1:41234/v1"
+
+    def __enter__(self) -> "FakeServer":
+        self.state = "running"
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.state = "stopped"
+
+
+@pytest.fixture
+def fake_server(monkeypatch) -> list[FakeServer]:
+    FakeServer.runs = []
+    monkeypatch.setattr(embedded, "EmbeddedModel", FakeServer)
+    return FakeServer.runs
+
+
+@pytest.mark.parametrize("settings, expected", [
+    ({"embedded_ctx": 4096}, Endpoint(model=EMBEDDED_MODEL, base_url="http://127.0.0.1:41234/v1", embedded=True,
+                                      embedded_url="http://127.0.0.1:41234/v1")),
+    ({"target": "m", "base_url": "http://h:8000/v1", "judge_model": "embedded", "embedded_ctx": 4096},
+     Endpoint(model="m", base_url="http://h:8000/v1", embedded=False, embedded_url="http://127.0.0.1:41234/v1")),
+])
+def test_the_embedded_server_serves_the_target_or_only_the_judge_and_stops_after(fake_server, settings, expected):
+    with endpoint(run_config(**settings)) as ep:
+        assert ep == expected
+        assert [(s.ctx, s.state) for s in fake_server] == [(4096, "running")]
+    assert fake_server[0].state == "stopped"
+
+
+def test_the_embedded_identity_is_its_name_and_its_files_sha256(monkeypatch, tmp_path):
+    """The port changes every run, so the cache knows the model by its file (sha256 of ``abc``, FIPS 180-2)."""
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"abc")
+    monkeypatch.setattr(embedded, "find_model_path", lambda: model)
+    assert embedded_identity() == {
+        "base_url": None, "embedded": EMBEDDED_MODEL,
+        "digest": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}

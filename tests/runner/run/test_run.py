@@ -5,6 +5,7 @@ embedded model runs while the scenarios execute, not while the run is recorded."
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import httpx
 import pytest
@@ -77,3 +78,18 @@ def test_the_embedded_model_answers_while_the_run_executes_and_is_stopped_before
     result = run(run_config(pack=pack, out=tmp_path / "out", max_tokens=16, show_progress=False))
     assert seen["up"] == 200 and seen["recorded"]
     assert result.embedded and result.base_url is None and result.summary.scenarios == 1
+
+
+def test_without_out_each_runs_results_are_found_in_its_own_folder_of_the_pack(tmp_path, monkeypatch):
+    """``results/<pack stem>/<run id>/<model>.json``: an earlier run with other settings keeps its own folder
+    after a later one has finished (found by its fingerprint, not as the latest)."""
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(tmp_path / "tiny.json", 2)
+    with FakeOpenAI() as server:
+        configs = [run_config(pack=pack, target="m", base_url=server.base_url, show_progress=False, limit=n,
+                              temperature=t) for n, t in ((1, 0.2), (2, 0.7))]
+        records = [run(config) for config in configs]
+    paths = [results_path(config, record) for config, record in zip(configs, records)]
+    assert [(p.parent.parent, p.name) for p in paths] == [(Path("results/tiny"), "m.json")] * 2
+    assert paths[0].parent != paths[1].parent and all(p.is_file() for p in paths)
+    assert [len(results(p.parent)) for p in paths] == [1, 2]

@@ -60,3 +60,15 @@ def test_credentials_in_every_url_of_the_run_are_registered_and_left_out_of_its_
     public = config.public()
     assert (public["base_url"], public["more_base_urls"], public["judge_base_url"], public["decision_url"]) == (
         "http://h:1/v1", ["http://h:2/v1"], "http://h:3/v1", "http://h:4/v1/systemone")
+
+
+
+@pytest.mark.parametrize("provider, variable", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"),
+                                                ("groq", "GROQ_API_KEY")])
+def test_a_key_taken_from_the_providers_variable_stays_registered(monkeypatch, provider, variable):
+    """No ``--api-key``: the key read from the provider's variable is registered, so it is blanked out even
+    once the variable is gone (not only while the environment still holds it)."""
+    monkeypatch.setenv(variable, "sk-from-the-environment-77")
+    admit(pack_like(), run_config(provider=provider))
+    monkeypatch.delenv(variable)
+    assert redact.redact("key sk-from-the-environment-77") == f"key {redact.KEY_MARK}"

@@ -1,6 +1,7 @@
 """The loopback HTTP server: 127.0.0.1 only, a free port, attributes for its handlers, a clean stop."""
 
 import json
+import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 
@@ -61,3 +62,41 @@ def test_send_json_answers_json_with_its_length_and_bytes_as_they_are():
             assert (reply.status, reply.getheader("Content-Type"), reply.read()) == (418, "application/json", body)
             assert reply.getheader("Content-Length") == str(len(body))
             conn.close()
+
+
+class Daemons(BaseHTTPRequestHandler):
+    """Answers with whether the thread answering is a daemon thread."""
+
+    def do_GET(self):  # noqa: N802
+        body = json.dumps(threading.current_thread().daemon).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_no_thread_of_the_server_keeps_the_process_alive():
+    """The serving thread and each request's thread are daemon threads, so a run that ends without stopping a
+    server still exits."""
+    before = set(threading.enumerate())
+    with LoopbackServer(Daemons) as server:
+        assert all(t.daemon for t in set(threading.enumerate()) - before)
+        with urllib.request.urlopen(server.url, timeout=5) as resp:
+            assert json.loads(resp.read()) is True
+
+
+def test_two_servers_at_once_each_get_a_free_port():
+    with LoopbackServer(Echo, greeting="a") as one, LoopbackServer(Echo, greeting="b") as two:
+        assert one.url != two.url
+        with urllib.request.urlopen(two.url, timeout=5) as resp:
+            assert json.loads(resp.read())["greeting"] == "b"
+
+
+def test_a_server_not_started_has_no_url_and_stops_harmlessly():
+    server = LoopbackServer(Echo)
+    with pytest.raises(RuntimeError, match="^the server is not running$"):
+        server.url
+    server.stop()
