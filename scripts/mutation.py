@@ -40,6 +40,7 @@ from mutation_map import FOLDERS, ROOT, SKIP, modules, problems, staged_path, te
 STAGE = ROOT / "build" / "mutation"
 KILLED = {"killed", "timeout", "segfault"}
 UNTESTED = "no tests"
+NOT_CHECKED = "not checked"
 #: Mutants no test can tell apart from the original, each listed with its reason in this file.
 EQUIVALENT_DOC = ROOT / "docs" / "testing.md"
 _EQUIVALENT = re.compile(r"^- `(auditpacks\.[\w.]+__mutmut_\d+)`", re.M)
@@ -120,6 +121,15 @@ def run_module(module: str, tests: list[str], max_children: int) -> dict[str, st
     found = statuses(module)
     if not found and not nothing_to_mutate(module):
         sys.exit(f"mutmut produced no results for {module}; see {(stage / 'mutmut.log').relative_to(ROOT)}")
+    return checked(module, found)
+
+
+def checked(module: str, found: dict[str, str]) -> dict[str, str]:
+    """``found``, or exit naming the log when mutmut checked none of its mutants (its tests failed unmutated, so
+    every mutant stays "not checked": a score of 0% that says nothing about the tests)."""
+    if found and all(status == NOT_CHECKED for status in found.values()):
+        log = (stage_dir(module) / "mutmut.log").relative_to(ROOT)
+        sys.exit(f"mutmut checked none of the {len(found)} mutants of {module}: its tests fail unmutated; see {log}")
     return found
 
 
@@ -145,7 +155,7 @@ def retest_module(module: str, tests: list[str], max_children: int) -> dict[str,
         meta = json.loads(_meta(module).read_text(encoding="utf-8"))
         meta["exit_code_by_key"] = {name: retested.get(name) if name in survivors else code for name, code in codes.items()}
         _meta(module).write_text(json.dumps(meta, indent=4), encoding="utf-8")
-    return statuses(module)
+    return checked(module, statuses(module))
 
 
 def show(module: str, name: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
+
 from tests.support.paths import ROOT
 
 spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "scripts" / "mutation.py")
@@ -25,3 +27,16 @@ def test_the_score_leaves_out_the_listed_equivalents_that_survive():
 def test_mutants_no_test_runs_fail_a_module_unless_listed_as_equivalent():
     assert mutation.no_tests(FOUND, set()) == ["m.x_b__mutmut_1", "m.x_b__mutmut_2"]
     assert mutation.no_tests(FOUND, {"m.x_b__mutmut_2", "m.x_a__mutmut_3"}) == ["m.x_b__mutmut_1"]
+
+
+def test_a_run_whose_tests_fail_unmutated_is_an_error_naming_its_log_not_a_score_of_nothing():
+    """mutmut leaves every mutant "not checked" when the module's tests fail before any mutant runs."""
+    module = "runner/run/run.py"
+    unchecked = {"m.x_a__mutmut_1": "not checked", "m.x_a__mutmut_2": "not checked"}
+    with pytest.raises(SystemExit) as stopped:
+        mutation.checked(module, unchecked)
+    assert str(stopped.value) == ("mutmut checked none of the 2 mutants of runner/run/run.py: its tests fail "
+                                  "unmutated; see build/mutation/runner-run-run/mutmut.log")
+    some = dict(unchecked, **{"m.x_a__mutmut_3": "survived"})
+    assert mutation.checked(module, some) is some
+    assert mutation.checked(module, {}) == {}
