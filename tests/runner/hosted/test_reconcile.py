@@ -10,6 +10,7 @@ from auditpacks.runner.cli.main import main
 from auditpacks.runner.hosted.reconcile import cost_line
 from auditpacks.runner.display.summary_view import print_summary
 from auditpacks.runner.hosted import prices
+from auditpacks.core.errors import UserError
 from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
 from tests.support.hosted_pack import write_hosted_pack, write_prices
@@ -133,5 +134,23 @@ def test_cost_line_spells_out_bill_quote_tokens_and_hit_rate():
                                "1,000,000 input tokens, 400,000 cached, 100,000 cache writes, 2,000 output; "
                                "cache hit rate 40%")
     unknown = {**cost, "quote": {"cost": None}, "incurred": {**cost["incurred"], "cache_hit_rate": None, "cost": None}}
-    assert cost_line(unknown).count("n/a") == 3 and cost_line(unknown).endswith("cache hit rate n/a")
+    assert cost_line(unknown).startswith("cost (caching, prices of 2026-12-01): n/a incurred, n/a quoted; ")
+    assert cost_line(unknown).endswith("cache hit rate n/a")
     assert cost_line(None) is None and cost_line({}) is None
+
+
+@pytest.mark.parametrize("failure", [UserError("no pack"), OSError("gone"), ValueError("bad")])
+def test_cost_record_without_a_quote_asks_plan_and_keeps_the_bill_when_it_fails(tmp_path, monkeypatch, failure):
+    from types import SimpleNamespace
+    from auditpacks.runner.hosted import plan
+    from auditpacks.runner.hosted.reconcile import cost_record
+    asked = []
+    monkeypatch.setattr(plan, "quote", lambda config, models: asked.append(models) or SimpleNamespace(models=[fake_quote()]))
+    assert cost_record(fake_config(tmp_path), "gpt-4o-mini", SPENT)["quote"]["cost"] == 0.25 and asked == [["gpt-4o-mini"]]
+
+    def fail(config, models):
+        raise failure
+    monkeypatch.setattr(plan, "quote", fail)
+    record = cost_record(fake_config(tmp_path), "gpt-4o-mini", SPENT)
+    assert record["quote"] == {"cost": None, "range": None, "ways": None, "usage": None, "tokenizer": None}
+    assert record["incurred"]["cost"] == pytest.approx(0.24) and record["difference"] is None
