@@ -61,3 +61,23 @@ def test_a_chat_target_is_checked_at_its_endpoint_before_the_run():
     dead = run_config(target="m", base_url=server.base_url)   # the server is gone now
     with pytest.raises(RunError, match=f"cannot reach {server.base_url}"):
         chat_target(dead, Endpoint(model="m", base_url=server.base_url), None)
+
+
+def test_the_decision_endpoint_gets_the_runs_url_key_option_limit_and_timeout():
+    config = run_config(decision="url", decision_url="http://h/v1/systemone", target="clef", api_key="sk",
+                        max_options=5, timeout=7, batch_questions=2)
+    target, _, _ = decision_target(config, [])
+    assert isinstance(target, BatchedDecisionTarget)   # two questions a request already batch
+    inner = target.inner
+    assert (inner.url, inner.model, inner.timeout, inner.max_options) == ("http://h/v1/systemone", "clef", 7, 5)
+    assert inner.headers["Authorization"] == "Bearer sk"
+    ollama, _, _ = decision_target(run_config(decision="ollama", base_url="http://o:1/v1", target="clef",
+                                              batch_questions=1), [])
+    assert ollama.inner.url == "http://o:1/v1/systemone"
+
+
+def test_each_skipped_scenario_counts_under_its_reason():
+    scenarios = [scenario("a", 3), scenario("b", 4), scenario("c", 2)]
+    _, kept, skipped = decision_target(run_config(decision="url", decision_url="http://h/v1/systemone",
+                                                  target="clef", max_options=2), scenarios)
+    assert ([s["name"] for s in kept], skipped) == (["c"], {"over 2 options": 2})
