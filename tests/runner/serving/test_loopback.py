@@ -10,9 +10,14 @@ import pytest
 from auditpacks.runner.serving.loopback import LoopbackServer
 
 
-class Echo(BaseHTTPRequestHandler):
+class JSONGet(BaseHTTPRequestHandler):
+    """Answers each GET with :meth:`answer` as JSON."""
+
+    def answer(self):
+        raise NotImplementedError
+
     def do_GET(self):  # noqa: N802
-        body = json.dumps({"path": self.path, "greeting": self.server.greeting}).encode()
+        body = json.dumps(self.answer()).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -20,6 +25,11 @@ class Echo(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+class Echo(JSONGet):
+    def answer(self):
+        return {"path": self.path, "greeting": self.server.greeting}
 
 
 def test_serves_on_loopback_with_attributes_for_the_handler():
@@ -64,18 +74,11 @@ def test_send_json_answers_json_with_its_length_and_bytes_as_they_are():
             conn.close()
 
 
-class Daemons(BaseHTTPRequestHandler):
+class Daemons(JSONGet):
     """Answers with whether the thread answering is a daemon thread."""
 
-    def do_GET(self):  # noqa: N802
-        body = json.dumps(threading.current_thread().daemon).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+    def answer(self):
+        return threading.current_thread().daemon
 
 
 def test_no_thread_of_the_server_keeps_the_process_alive():
