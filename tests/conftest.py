@@ -48,7 +48,7 @@ NOT_QUICK = ("tests/runner/run/test_run_resume.py", "tests/runner/scenarios/test
              "tests/packs/icj/graph/test_snapshot.py", "tests/core/test_simpleaudit_decision.py",
              "tests/runner/reporting/test_report.py", "tests/runner/store/test_results_split_packing.py",
              "tests/runner/hosted/test_pilot.py", "tests/runner/hosted/test_plan_bill.py",
-             "tests/runner/hosted/test_batch_run_garbage.py", "tests/runner/models/test_endpoints.py",
+             "tests/runner/hosted/test_batch_run_garbage.py",
              "tests/runner/reporting/exports/test_eee.py", "tests/runner/scenarios/test_shard_benchmarks.py")
 
 
