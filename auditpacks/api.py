@@ -39,7 +39,7 @@ def _namespace(add_arguments: Callable[[argparse.ArgumentParser], None], require
     add_arguments(parser)
     try:
         args = parser.parse_args(required)
-    except (argparse.ArgumentError, SystemExit) as exc:
+    except argparse.ArgumentError as exc:
         raise UserError(f"{what}: {exc}") from None
     unknown = sorted(set(options) - set(vars(args)))
     if unknown:
