@@ -6,12 +6,16 @@ from __future__ import annotations
 import pytest
 
 from auditpacks.runner.models.errors import RunError
+from auditpacks.runner.readiness import preflight
 from auditpacks.runner.run.endpoint import Endpoint
 from auditpacks.runner.run.run_target import answering_target, chat_target, decision_side, decision_target
+from auditpacks.runner.scenarios.scenario_source import open_pack
+from auditpacks.runner.systemone import decision_probe
 from auditpacks.runner.systemone.batching import BatchedDecisionTarget
 from auditpacks.runner.systemone.decision import SingleDecisionTarget
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.run_config import run_config
+from tests.support.tiny_pack import write_pack
 
 
 def scenario(name: str, options: int, document: str = "A short judgment.") -> dict:
@@ -81,3 +85,42 @@ def test_each_skipped_scenario_counts_under_its_reason():
     _, kept, skipped = decision_target(run_config(decision="url", decision_url="http://h/v1/systemone",
                                                   target="clef", max_options=2), scenarios)
     assert ([s["name"] for s in kept], skipped) == (["c"], {"over 2 options": 2})
+
+
+class Probe:
+    """Stands in for the endpoint check and the probe, recording what each was given."""
+
+    def __init__(self, monkeypatch):
+        self.checked, self.probed = [], []
+        monkeypatch.setattr(preflight, "check_decision", self.checked.append)
+        monkeypatch.setattr(decision_probe, "before_run", self.before_run)
+
+    def before_run(self, target, scenarios, *, timeout):
+        self.probed.append((target, scenarios.stubs, [s["name"] for s in scenarios], timeout))
+        return {"findings": "probed"}
+
+
+def decision_run(**settings):
+    return run_config(decision="url", decision_url="http://h/v1/systemone", target="clef", batch_questions=1,
+                      timeout=9, **settings)
+
+
+def test_a_decision_run_checks_and_probes_its_endpoint_on_the_scenarios_it_keeps(tmp_path, monkeypatch):
+    probe = Probe(monkeypatch)
+    pack = open_pack(write_pack(tmp_path / "p.jsonl", 3))
+    target, runnable, skipped, found = decision_side(decision_run(), pack, pack.scenarios[:2])
+    assert runnable == pack.scenarios[:2] and skipped == {}   # the stubs, not the scenarios read
+    assert probe.checked == ["http://h/v1/systemone"] and found == {"findings": "probed"}
+    names = [pack.load(stub)["name"] for stub in runnable]
+    assert probe.probed == [(target.inner, runnable, names, 9)]
+
+
+@pytest.mark.parametrize("settings, checked", [({"probe": False}, True), ({"max_options": 2}, False)])
+def test_no_probe_without_probe_or_without_a_scenario_to_run(tmp_path, monkeypatch, settings, checked):
+    """``--no-probe`` keeps the reachability check; with every scenario skipped nothing is asked."""
+    probe = Probe(monkeypatch)
+    pack = open_pack(write_pack(tmp_path / "p.jsonl", 2))
+    _, runnable, skipped, found = decision_side(decision_run(**settings), pack, pack.scenarios)
+    assert found is None and probe.probed == []
+    assert probe.checked == (["http://h/v1/systemone"] if checked else [])
+    assert (len(runnable), skipped) == ((2, {}) if checked else (0, {"over 2 options": 2}))
