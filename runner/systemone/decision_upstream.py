@@ -96,7 +96,7 @@ class Upstream:
                 self._one_token[label] = len(self.post("/tokenize", {"content": label})["tokens"]) == 1
             except (UpstreamError, KeyError, TypeError, IndexError):
                 self._tokenize_works = False  # no /tokenize: take the labels as they come
-        return self._one_token.get(label, True) if self._tokenize_works else True
+        return self._one_token.get(label, True)  # a label found to be two tokens stays out after a failure
 
     def answer(self, state_text: str, question: ChoiceQuestion) -> tuple[dict, int, int]:
         """One question's answer, with the call's input and output token counts."""
