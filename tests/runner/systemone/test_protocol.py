@@ -113,3 +113,36 @@ def test_bad_responses_name_the_answer_and_field(answers, message):
     with pytest.raises(SystemOneError) as err:
         check_response({"answers": answers}, REQUEST)
     assert str(err.value) == message
+
+
+def test_the_limits_themselves_are_allowed():
+    """Exactly ``max_questions`` questions, and 255 options in a question."""
+    options = {f"o{i}": "" for i in range(255)}
+    request = parse_request({"model": "m", "state": "", "questions": {"a": Q, "b": {**Q, "criteria": options}}},
+                            max_questions=2)
+    assert [len(q.criteria) for q in request.questions] == [2, 255]
+
+
+@pytest.mark.parametrize("answer", [
+    {"choice": "b", "confidence": 0.0, "probabilities": {"a": 1.0, "b": 0.0}},    # certainty, either way round
+    {"choice": "a", "confidence": 1.0, "probabilities": {"a": 1.0}},
+])
+def test_probabilities_of_0_and_1_are_probabilities(answer):
+    assert check_response({"answers": {"q": answer}}, REQUEST) == {"q": answer}
+
+
+def test_a_value_over_1_is_refused_even_when_the_sum_is_within_tolerance():
+    answers = {"q": {"choice": "a", "confidence": 1.0, "probabilities": {"a": 1.01, "b": 0.0}}}
+    with pytest.raises(SystemOneError, match=r"probabilities: every value must lie in \[0, 1\]$"):
+        check_response({"answers": answers}, REQUEST)
+
+
+def test_a_response_that_is_no_object_has_no_answers():
+    with pytest.raises(SystemOneError, match="^response field answers: missing or not an object$"):
+        check_response([{"answers": {}}], REQUEST)
+
+
+def test_very_unlikely_labels_still_share_the_probability():
+    """A grammar-bound server reports masked labels near -1000: A against B is e^0 to e^-1, 0.7311 to 0.2689."""
+    found = label_probabilities({"A": -1000.0, "B": -1001.0}, {"A": "a", "B": "b"})
+    assert found == pytest.approx({"a": 1 / (1 + math.exp(-1)), "b": math.exp(-1) / (1 + math.exp(-1))})
