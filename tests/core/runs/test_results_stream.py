@@ -4,6 +4,8 @@ files cut short or laid out otherwise, results that are not JSON, and every fiel
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import pytest
 
@@ -117,3 +119,22 @@ def test_results_read_from_a_file_name_their_place(tmp_path):
     with pytest.raises(ResultsError) as err:
         list(iter_results(path))
     assert str(err.value) == "m.json result #1: field severity is ['x'], not a string"
+
+
+def test_results_stream_from_a_pipe_in_one_pass(tmp_path):
+    """A pipe (``<(…)``) is no regular file and is read once: each result keeps its place and byte range."""
+    pipe = tmp_path / "m.json"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=write, args=(pipe,))
+    writer.start()
+    found = list(raw_results(pipe))
+    writer.join()
+    assert [(where.file, where.index, data) for where, data in found] == [(pipe, 0, RESULTS[0]), (pipe, 1, RESULTS[1])]
+    assert all(where.span is not None for where, _ in found)
+
+
+def test_a_file_laid_out_otherwise_that_is_not_json_is_one_line(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text("not json", encoding="utf-8")
+    with pytest.raises(ResultsError, match="^m.json: invalid JSON at line 1 column 1: Expecting value$"):
+        list(raw_results(path))
