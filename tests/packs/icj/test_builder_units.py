@@ -173,6 +173,15 @@ def test_listed_checksums_are_verified_and_the_list_is_a_source(tmp_path):
     assert [e["name"] for e in manifest["sources"]] == ["data/inputs.jsonl", "data/test.jsonl", "SHA256SUMS"]
 
 
+def test_the_checksums_cover_the_files_read_besides_the_tables(tmp_path):
+    """The dataset's own manifest is no table the read report checks: the builder checks it against SHA256SUMS."""
+    root = copy(tmp_path)
+    (root / "manifest.json").write_text("{}", encoding="utf-8")
+    (root / "SHA256SUMS").write_text(f"{'0' * 64}  manifest.json\n")
+    with pytest.raises(PackError, match=r"^manifest\.json: sha256 does not match SHA256SUMS"):
+        icj.build(argparse.Namespace(source=str(root), out=tmp_path / "p.json", limit=None))
+
+
 def test_the_manifest_names_the_condition_the_run_settings_and_the_counts(tmp_path):
     from auditpacks.packs.pack import load_pack
 

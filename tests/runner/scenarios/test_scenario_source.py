@@ -14,7 +14,7 @@ from auditpacks.packs import stream
 from auditpacks.runner.execute.execute import Outcome, error_result
 from auditpacks.runner.store.journal import Journal, scenario_key
 from auditpacks.runner.store.results_file import slim_result, write_results
-from auditpacks.runner.scenarios.scenario_source import make_stub, open_pack
+from auditpacks.runner.scenarios.scenario_source import LazyScenarios, make_stub, open_pack
 from auditpacks.judges.reader import Reader
 from auditpacks.runner.scenarios.shard import document_key
 from tests.support.tiny_pack import tiny_scenario, write_pack
@@ -77,6 +77,39 @@ def test_stubs_carry_the_whole_scenarios_keys(tmp_path):
         assert len(json.dumps(stub)) < len(json.dumps(scenario))
     with_id = make_stub(0, {**whole[0], "decision": {**whole[0]["decision"], "id": "Q1"}})
     assert with_id["decision"] == {"id": "Q1"}
+
+
+@pytest.mark.parametrize("scenario, metadata, decision", [
+    ({"metadata": {"verdict_id": "V1", "judge_notes": "the answer is B"}}, {"verdict_id": "V1"}, None),
+    ({"metadata": {"JUDGE_NOTES": "kept"}, "decision": {"id": "Q7", "answer": "B"}}, {"JUDGE_NOTES": "kept"},
+     {"id": "Q7"}),
+    ({"metadata": None, "decision": "B"}, None, {"id": None}),
+    ({"decision": {}}, None, None),
+])
+def test_a_stub_keeps_no_judge_notes_and_only_the_decisions_id(scenario, metadata, decision):
+    stub = make_stub(3, {"name": "n", "description": "d", **scenario})
+    assert stub["metadata"] == metadata and stub.get("decision") == decision and stub.index == 3
+
+
+def test_the_pack_checks_run_only_when_asked_for(tmp_path):
+    path = write_pack(tmp_path / "tiny.json", 3)   # each tiny scenario has one expected behaviour, not 3 to 7
+    assert open_pack(path).findings == []
+    found = open_pack(path, check=True).findings
+    assert [(f.level, f.record[:2], f.field) for f in found if f.record != "pack"] == \
+        [("WARN", f"#{i}", "expected_behavior") for i in range(3)]
+    assert any(str(f).startswith("INFO pack [-]: 3 scenarios;") for f in found)
+
+
+def test_lazy_scenarios_read_whole_scenarios_from_the_stubs_given(tmp_path):
+    path = write_pack(tmp_path / "tiny.json", 4)
+    pack, whole = open_pack(path), json.loads(path.read_text())
+    stubs = pack.scenarios[1:3]
+    lazy = pack.lazy(stubs)
+    stubs.clear()
+    assert len(lazy) == 2 and list(lazy) == whole[1:3] and lazy[1] == whole[2]
+    part = lazy[1:]
+    assert isinstance(part, LazyScenarios) and part.stubs == [pack.scenarios[2]] and list(part) == whole[2:3]
+    assert repr(part) == "<1 scenarios of tiny.json>"
 
 
 def test_the_results_file_is_byte_for_byte_simpleaudits(tmp_path):
