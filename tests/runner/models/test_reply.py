@@ -45,3 +45,20 @@ def test_a_reply_takes_only_valid_token_counts():
     assert Reply(content="a", input_tokens=12.0, output_tokens=10**30).input_tokens == 12
     assert Reply.from_record({"content": "a", "input_tokens": "7", "output_tokens": 3}).output_tokens == 3
     assert Reply.from_record({"content": "a", "input_tokens": "7"}).input_tokens is None
+
+
+def test_a_decision_answer_and_the_served_model_are_cached_and_read_back():
+    """A decision model's answer and the server's own model name survive the cache, under their own keys."""
+    decision = {"choice": "yes", "confidence": 0.9}
+    reply = Reply("", decision=decision, served_model="llama-3.1-8b-instruct-q4")
+    assert reply.record() == {"content": "", "reasoning": None, "input_tokens": None, "output_tokens": None,
+                              "finish_reason": None, "decision": decision,
+                              "served_model": "llama-3.1-8b-instruct-q4"}
+    back = Reply.from_record(reply.record())
+    assert (back.decision, back.served_model) == (decision, "llama-3.1-8b-instruct-q4")
+
+
+def test_the_served_model_name_is_kept_to_200_characters_and_only_as_text():
+    """A server's name for its model is stored as at most 200 characters; anything but text is unknown."""
+    assert Reply("a", served_model="m" * 250).served_model == "m" * 200
+    assert Reply("a", served_model=["gpt"]).served_model is None

@@ -6,8 +6,9 @@ import asyncio
 
 from auditpacks.runner.models.model import Model
 from auditpacks.runner.models.retry import RetryPolicy
+from auditpacks.runner.models.reply import Reply
 from auditpacks.runner.targets import scenario_log
-from auditpacks.runner.targets.model_client import RoleModel, RoleSettings
+from auditpacks.runner.targets.model_client import RoleModel, RoleSettings, completion
 from auditpacks.runner.models.providers.openai_compat import OpenAIChatAPI
 from tests.support.fake_openai import FakeOpenAI
 
@@ -45,3 +46,16 @@ def test_without_structured_output_no_schema_is_sent():
         asyncio.run(role.acompletion(messages=[{"role": "user", "content": "grade"}],
                                      response_format={"type": "json_object"}))
         assert "response_format" not in server.bodies[0]
+
+
+def test_params_put_the_roles_settings_first_and_drop_simpleaudits_token_cap():
+    """Role defaults (temperature 0, cap 1024); simpleaudit's own values win, bar ``max_completion_tokens``."""
+    role = RoleModel(None, RoleSettings(role="auditor", model="a", provider="openai", base_url=None))
+    assert role.params({"model": "a", "messages": [], "stream": False, "seed": 7, "top_p": None,
+                        "max_completion_tokens": 5}) == {"temperature": 0.0, "max_tokens": 1024, "seed": 7}
+
+
+def test_a_reply_without_token_counts_reads_as_zero_tokens():
+    """simpleaudit adds the usage up: a reply the endpoint gave no counts for costs nothing, not one token."""
+    usage = completion(Reply(content="ok")).usage
+    assert (usage.prompt_tokens, usage.completion_tokens) == (0, 0)
