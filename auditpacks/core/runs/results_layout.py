@@ -64,10 +64,12 @@ def read_header(path: Path) -> dict[str, Any]:
         for line in fh:
             text = line.rstrip(b"\r\n")
             if text in RESULTS_LINES:
-                try:
-                    return json.loads(b"\n".join(lines) + b'\n  "results": []\n}')
+                try:   # the lines so far end with a comma: an empty list closes them as the object they begin
+                    head = json.loads(b"\n".join(lines) + b'\n  "results": []\n}')
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     break
+                del head["results"]
+                return head
             lines.append(text)
             if len(lines) == 1 and text != b"{":
                 break
