@@ -49,7 +49,11 @@ NOT_QUICK = ("tests/runner/run/test_run_resume.py", "tests/runner/scenarios/test
              "tests/runner/reporting/test_report.py", "tests/runner/store/test_results_split_packing.py",
              "tests/runner/hosted/test_pilot.py", "tests/runner/hosted/test_plan_bill.py",
              "tests/runner/hosted/test_batch_run_garbage.py",
-             "tests/runner/reporting/exports/test_eee.py", "tests/runner/scenarios/test_shard_benchmarks.py")
+             "tests/runner/reporting/exports/test_eee.py", "tests/runner/scenarios/test_shard_benchmarks.py",
+             "tests/runner/reporting/exports/test_source.py", "tests/packs/icj/graph/test_graphdb.py",
+             "tests/runner/models/providers/test_messages_prefix_order.py",
+             "tests/runner/models/providers/test_ollama_native_runs.py",
+             "tests/runner/models/providers/test_anyllm_api_anthropic.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
