@@ -35,7 +35,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mutation_map import FOLDERS, ROOT, SKIP, modules, problems, staged_path, tests_for  # noqa: E402
+from mutation_map import BY_PATH, FOLDERS, ROOT, SKIP, modules, problems, staged_path, tests_for  # noqa: E402
 
 STAGE = ROOT / "build" / "mutation"
 KILLED = {"killed", "timeout", "segfault"}
@@ -57,7 +57,7 @@ def write_config(stage: Path, module: str, tests: list[str]) -> None:
     kept = [line for line in _without_table(text.splitlines(), "[tool.mutmut]")]
     options = dict(shared, source_paths=[staged_path(module)], pytest_add_cli_args_test_selection=tests)
     options.pop("paths_to_mutate", None)
-    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/", "codebook.yaml"]
+    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/", "codebook.yaml", *BY_PATH]
     table = ["[tool.mutmut]"] + [f"{key} = {toml_value(val)}" for key, val in options.items()]
     (stage / "pyproject.toml").write_text("\n".join(kept + [""] + table) + "\n", encoding="utf-8")
 
@@ -85,6 +85,9 @@ def stage_module(module: str, tests: list[str]) -> Path:
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=ignore)
     shutil.copytree(ROOT / "packs" / "data", stage / "packs" / "data")  # tests read bundled data by path (also_copy)
     shutil.copy2(ROOT / "codebook.yaml", stage / "codebook.yaml")  # and the codebook at the repository's root
+    for script in BY_PATH:  # and the scripts they run by path
+        (stage / script).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / script, stage / script)
     write_config(stage, module, tests)
     (stage / "mutants" / "src").mkdir(parents=True)  # exists before Python starts, or its path cache skips it
     return stage

@@ -8,7 +8,7 @@ entry point), each with its reason. A module's tests are its mirrored test files
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
 do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
-so a module moved or a test renamed shows at once (``tests/scripts/test_mutation_map.py``).
+or of :data:`SLOW` and :data:`BY_PATH`, so a module moved or a test renamed shows at once (``tests/scripts/test_mutation_map.py``).
 """
 
 from __future__ import annotations
@@ -61,6 +61,12 @@ EXTRAS: dict[str, list[str]] = {
 }
 
 
+#: Modules the tests also run by their repository path (the cards' ``python runner/run_simpleaudit.py``): staged at
+#: that path too, unmutated, so those tests pass; run as a script, a module's own functions are the original ones, so
+#: its mutants are killed by the tests that import it.
+BY_PATH = ("runner/run_simpleaudit.py",)
+
+
 #: Test files never run against mutants, each with its reason (minutes a mutant).
 SLOW = {
     "tests/runner/run/test_run_resume.py": "kills whole runs at ten random points: minutes per mutant",
@@ -106,6 +112,7 @@ def problems(root: Path = ROOT) -> list[str]:
     """Entries of :data:`SKIP` and :data:`EXTRAS` that name no existing file (a module moved, a test renamed)."""
     out = [f"SKIP names {m}, which does not exist" for m in SKIP if not (root / m).is_file()]
     out += [f"SLOW names {t}, which does not exist" for t in SLOW if not (root / t).is_file()]
+    out += [f"BY_PATH names {m}, which does not exist" for m in BY_PATH if not (root / m).is_file()]
     for module, tests in EXTRAS.items():
         if not (root / module).is_file():
             out.append(f"EXTRAS names {module}, which does not exist")

@@ -55,9 +55,23 @@ def test_a_module_moved_into_a_subpackage_finds_its_moved_tests_and_no_near_name
 def test_stale_entries_are_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(mutation_map, "EXTRAS", {"judges/gone.py": ["tests/judges/test_gone.py"]})
     monkeypatch.setattr(mutation_map, "SKIP", {"auditpacks/gone.py": "why"})
+    monkeypatch.setattr(mutation_map, "SLOW", {"tests/test_gone.py": "why"})
+    monkeypatch.setattr(mutation_map, "BY_PATH", ("runner/gone.py",))
     assert mutation_map.problems() == ["SKIP names auditpacks/gone.py, which does not exist",
+                                       "SLOW names tests/test_gone.py, which does not exist",
+                                       "BY_PATH names runner/gone.py, which does not exist",
                                        "EXTRAS names judges/gone.py, which does not exist",
                                        "EXTRAS for judges/gone.py names tests/judges/test_gone.py, which does not exist"]
+
+
+def test_a_script_the_tests_run_by_path_is_staged_there_and_copied_beside_the_mutants(monkeypatch, tmp_path):
+    monkeypatch.setattr(mutation, "STAGE", tmp_path)
+    stage = mutation.stage_module("runner/run_simpleaudit.py", ["tests/runner/test_run_simpleaudit.py"])
+    assert (stage / "runner" / "run_simpleaudit.py").read_bytes() == (ROOT / "runner" / "run_simpleaudit.py").read_bytes()
+    assert (stage / "src" / "auditpacks" / "runner" / "run_simpleaudit.py").is_file()
+    config = mutation.tomllib.loads((stage / "pyproject.toml").read_text())["tool"]["mutmut"]
+    assert "runner/run_simpleaudit.py" in config["also_copy"]
+    assert config["source_paths"] == ["src/auditpacks/runner/run_simpleaudit.py"]
 
 
 def test_mutants_no_test_runs_count_against_the_score_and_listed_equivalents_do_not():
