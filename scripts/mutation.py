@@ -57,7 +57,8 @@ def write_config(stage: Path, module: str, tests: list[str]) -> None:
     kept = [line for line in _without_table(text.splitlines(), "[tool.mutmut]")]
     options = dict(shared, source_paths=[staged_path(module)], pytest_add_cli_args_test_selection=tests)
     options.pop("paths_to_mutate", None)
-    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/", "codebook.yaml", *BY_PATH]
+    scripts = sorted({Path(script).parent.as_posix() + "/" for script in BY_PATH})  # mutmut copies no file's parents
+    options["also_copy"] = list(shared.get("also_copy", [])) + ["src/", "codebook.yaml", *scripts]
     table = ["[tool.mutmut]"] + [f"{key} = {toml_value(val)}" for key, val in options.items()]
     (stage / "pyproject.toml").write_text("\n".join(kept + [""] + table) + "\n", encoding="utf-8")
 

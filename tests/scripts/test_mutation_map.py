@@ -70,7 +70,8 @@ def test_a_script_the_tests_run_by_path_is_staged_there_and_copied_beside_the_mu
     assert (stage / "runner" / "run_simpleaudit.py").read_bytes() == (ROOT / "runner" / "run_simpleaudit.py").read_bytes()
     assert (stage / "src" / "auditpacks" / "runner" / "run_simpleaudit.py").is_file()
     config = mutation.tomllib.loads((stage / "pyproject.toml").read_text())["tool"]["mutmut"]
-    assert "runner/run_simpleaudit.py" in config["also_copy"]
+    assert "runner/" in config["also_copy"] and sorted((stage / "runner").iterdir()) == [
+        stage / "runner" / "run_simpleaudit.py"]   # the folder copied holds the script alone
     assert config["source_paths"] == ["src/auditpacks/runner/run_simpleaudit.py"]
 
 
