@@ -62,7 +62,8 @@ def connections(monkeypatch, error=None):
 
 
 @pytest.mark.parametrize("endpoint, address", [(None, ("huggingface.co", 443)), ("http://mirror.lan", ("mirror.lan", 80)),
-                                               ("https://mirror.lan:8443/hf", ("mirror.lan", 8443))])
+                                               ("https://mirror.lan:8443/hf", ("mirror.lan", 8443)),
+                                               ("https://:8443", ("huggingface.co", 8443))])  # no host: the hub's
 def test_the_hub_or_its_mirror_is_tried_within_seconds(monkeypatch, endpoint, address):
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     if endpoint:
