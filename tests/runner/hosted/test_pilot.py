@@ -153,8 +153,14 @@ def test_no_quoted_usage_at_all_keeps_the_bill_as_quoted(monkeypatch, tmp_path):
 
 def test_reads_are_never_more_than_the_input(monkeypatch, tmp_path):
     cost = {"quote": {"usage": {"input": 500, "cached_input": 100, "cache_write": 50}},
-            "incurred": {"input": 500, "cached_input": 300, "cache_write": 0, "output": 0}}
-    assert _requote(monkeypatch, tmp_path, cost=cost)[0].usage.cached_input == 1000
+            "incurred": {"input": 600, "cached_input": 400, "cache_write": 0, "output": 0}}
+    # 1000 input tokens at 600/500 are 1200; 400 reads at 400/100 would be 1600
+    assert _requote(monkeypatch, tmp_path, cost=cost)[0].usage.cached_input == 1200
+
+
+def test_a_pilot_of_no_scenarios_expects_no_output(monkeypatch, tmp_path):
+    result, _, _ = _requote(monkeypatch, tmp_path, n=0)
+    assert (result.factors["output"], result.usage.output, result.pilot_scenarios) == (0.0, 0, 0)
 
 
 @pytest.mark.parametrize("n, error", [(0, 0.5), (1, 0.5), (4, 0.5), (16, 0.25), (100, 0.1), (2500, 0.02),
