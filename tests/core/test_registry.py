@@ -102,3 +102,44 @@ def test_the_card_runner_is_the_one_benchmark_declaring_a_card_or_the_one_named(
     monkeypatch.setattr(registry, "BENCHMARKS", {"p": plain})
     with pytest.raises(UserError, match="no installed benchmark declares a card: pass --pack PACK.json"):
         registry.card_benchmark()
+
+
+def _installed(monkeypatch, **benchmarks):
+    from auditpacks.core import registry
+
+    monkeypatch.setattr(registry, "BENCHMARKS", benchmarks)
+    return registry
+
+
+@pytest.mark.parametrize("cards, name, message", [
+    ((), None, "no installed benchmark declares a card: pass --pack PACK.json"),
+    ((), "p", "--card p: no installed benchmark of that name declares a card; choose from none"),
+    (("a", "b"), None, "several installed benchmarks declare a card (a, b): pass --card NAME or --pack PACK.json"),
+])
+def test_no_card_to_run_is_one_line_saying_what_to_pass(monkeypatch, cards, name, message):
+    from auditpacks.core.benchmark import Benchmark, Card
+    from auditpacks.core.errors import UserError
+
+    registry = _installed(monkeypatch, p=Benchmark(title="p", builder="x"), **{
+        c: Benchmark(title=c, builder="x", card=Card(f"org/{c}", "s.json", "f.json")) for c in cards})
+    with pytest.raises(UserError) as raised:
+        registry.card_benchmark(name)
+    assert str(raised.value) == message
+
+
+def test_modules_of_a_role_are_those_the_benchmarks_name(monkeypatch):
+    from auditpacks.core.benchmark import Benchmark
+
+    registry = _installed(monkeypatch, a=Benchmark(title="a", builder="a.build", score="a.score"),
+                          b=Benchmark(title="b", builder="b.build"))
+    assert registry.modules("builder") == {"a": "a.build", "b": "b.build"}
+    assert registry.modules("score") == {"a": "a.score"}
+
+
+def test_the_builder_that_reads_a_general_judge_reads_its_runs_before_another_that_does(monkeypatch):
+    from auditpacks.core.benchmark import Benchmark
+
+    registry = _installed(monkeypatch, a=Benchmark(title="a", builder="x", reads={"choice": "a.pool"}),
+                          b=Benchmark(title="b", builder="x", reads={"choice": "b.pool"}))
+    assert registry.readers("choice", {"name": "b"}) == Readers("b", "b")
+    assert registry.readers("choice") == Readers("a", "a")

@@ -51,6 +51,15 @@ def test_a_plugin_that_fails_to_load_is_left_out_with_one_line_naming_it():
         "it names a dict, not an auditpacks Benchmark"]
 
 
+def test_entries_after_one_that_is_not_a_benchmark_still_load_and_one_without_a_distribution_is_named_so():
+    nameless = Entry("nameless", ValueError("bad"))
+    del nameless.dist
+    found, left_out = discover([Entry("odd", "text", "oddbench", "1.0"), nameless, Entry("toy", TOY)])
+    assert found == {"toy": TOY}
+    assert left_out[1] == ("benchmark plugin 'nameless' (toysums.plugin:BENCHMARK, an unnamed distribution) not "
+                           "loaded: ValueError: bad")
+
+
 def test_two_benchmarks_of_one_name_are_refused_naming_both_distributions():
     with pytest.raises(PluginError, match=r"two benchmarks named 'toy': distribution toysums 0\.1 and "
                                           r"distribution othersums 3\.1; uninstall one of them"):
@@ -85,6 +94,28 @@ def test_a_plugin_reading_the_registry_while_it_loads_gets_a_clear_error(monkeyp
     reentrant._fill = registry._installed_benchmarks
     with pytest.raises(PluginError, match="read the registry while it was loading"):
         len(reentrant)
+
+
+def test_the_installed_group_is_read_once_at_a_time_and_a_plugin_reading_it_is_left_out(monkeypatch, capsys):
+    groups = []
+
+    def reads_the_registry():
+        return len(fresh)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group: groups.append(group) or [Entry("reader", None), Entry("toy", TOY)])
+    monkeypatch.setattr(registry, "_skipped", [])
+    fresh = registry._Installed(registry._installed_benchmarks)
+    loads = Entry.load
+    monkeypatch.setattr(Entry, "load", lambda self: reads_the_registry() if self.name == "reader" else loads(self))
+    assert dict(fresh) == {"toy": TOY} and groups == ["auditpacks.benchmarks"]
+    assert registry.skipped() == [
+        "benchmark plugin 'reader' (toysums.plugin:BENCHMARK, distribution toysums 0.1) not loaded: PluginError: a "
+        "benchmark plugin read the registry while it was loading: its entry point must name a module that only "
+        "declares its Benchmark"]
+    assert dict(registry._Installed(registry._installed_benchmarks)) == {"toy": TOY}   # the next read loads again
+    assert repr(fresh) == repr({"toy": TOY})
+    capsys.readouterr()
 
 
 PROBE = """
