@@ -67,7 +67,7 @@ def run(args, plugin) -> int:
         if args.embeddings_url else None
     pack = load_pack(args.pack)
     setup = plugin.setup(args, pack)
-    scenarios = pack.scenarios[: args.limit] if args.limit else pack.scenarios
+    scenarios = pack.scenarios[: args.limit]  # None: all of them
     max_tokens = args.max_tokens or int(((pack.manifest or {}).get("run") or {}).get("max_tokens") or MAX_TOKENS)
     started, clock = dt.datetime.now(dt.timezone.utc), time.monotonic()
     with contextlib.ExitStack() as stack:
