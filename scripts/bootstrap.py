@@ -144,7 +144,6 @@ def next_steps() -> str:
 
 #: At most this many pytest workers (pytest-xdist); AUDITPACKS_TEST_WORKERS chooses another number.
 MAX_WORKERS = 4
-NO_TESTS_COLLECTED = 5  # pytest's exit code
 
 
 def workers(cpus: int | None = None) -> list[str]:
@@ -156,25 +155,14 @@ def workers(cpus: int | None = None) -> list[str]:
     return ["-n", str(count)] if count > 1 else []
 
 
-def suite_runs(extra: list[str], cpus: int | None = None) -> list[list[str]]:
-    """The pytest runs that make up the suite for these arguments. With no marker chosen (``-m``), two: the
-    tests without the embedded model spread over the cores, then the model's tests in one process on every
-    core (two llama.cpp servers sharing two cores each run several times slower than one alone). A marker
-    chosen is one run over the cores; workers chosen (``-n``, ``--dist``, ``-p no:xdist``), one run as typed."""
+def suite_args(extra: list[str], cpus: int | None = None) -> list[str]:
+    """pytest's arguments for the suite: one run over the cores, the model's tests among the others (under a
+    worker the embedded model computes on one thread, so two model tests side by side take a core each, and
+    one waiting on its subprocesses or servers leaves its core to the other worker). Workers chosen (``-n``,
+    ``--dist``, ``-p no:xdist``): the arguments as typed."""
     if any(a.startswith(("-n", "--numprocesses", "--dist")) for a in extra) or "no:xdist" in extra:
-        return [["-q", *extra]]
-    if any(a.startswith("-m") for a in extra):
-        return [["-q", *workers(cpus), *extra]]
-    return [["-q", *workers(cpus), "-m", "not model", *extra], ["-q", "-m", "model", *extra]]
-
-
-def outcome(codes: list[int]) -> int:
-    """One exit code for several pytest runs: the first failure's; a run that selected nothing counts only
-    when every run selected nothing."""
-    failures = [code for code in codes if code not in (0, NO_TESTS_COLLECTED)]
-    if failures:
-        return failures[0]
-    return NO_TESTS_COLLECTED if all(code == NO_TESTS_COLLECTED for code in codes) else 0
+        return ["-q", *extra]
+    return ["-q", *workers(cpus), *extra]
 
 
 def test_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -191,13 +179,7 @@ def test(extra: list[str]) -> int:
     ensure_system_packages()
     setup_studio()
     fetch_test_wheels()
-    env, runs = test_env(os.environ), suite_runs(extra)
-    codes = [sh(bin_path("python"), "-m", "pytest", *args, env=env, check=False) for args in runs]
-    if len(runs) > 1:
-        said = {0: "passed", NO_TESTS_COLLECTED: "nothing selected"}
-        print("bootstrap: " + "; ".join(f"pytest {' '.join(args[1:])}: {said.get(code, f'failed (exit {code})')}"
-                                        for args, code in zip(runs, codes)), flush=True)
-    return outcome(codes)
+    return sh(bin_path("python"), "-m", "pytest", *suite_args(extra), env=test_env(os.environ), check=False)
 
 
 def main() -> int:

@@ -77,54 +77,38 @@ def test_a_failed_studio_install_is_one_line_and_the_tests_go_on(monkeypatch, tm
     assert not (venv / ".auditpacks-installed").exists()
 
 
-def test_the_suite_runs_without_the_model_over_the_cores_then_the_model_alone(monkeypatch):
+def test_the_suite_is_one_run_over_the_cores_and_chosen_workers_one_run_as_typed(monkeypatch):
     monkeypatch.delenv("AUDITPACKS_TEST_WORKERS", raising=False)
-    assert bootstrap.suite_runs([], cpus=2) == [["-q", "-n", "2", "-m", "not model"], ["-q", "-m", "model"]]
-    assert bootstrap.suite_runs(["-x", "tests/e2e"], cpus=16) == [["-q", "-n", "4", "-m", "not model", "-x", "tests/e2e"],
-                                                                 ["-q", "-m", "model", "-x", "tests/e2e"]]
-    assert bootstrap.suite_runs([], cpus=1) == [["-q", "-m", "not model"], ["-q", "-m", "model"]]
-
-
-def test_a_chosen_marker_is_one_run_over_the_cores_and_chosen_workers_one_run_as_typed(monkeypatch):
-    monkeypatch.delenv("AUDITPACKS_TEST_WORKERS", raising=False)
-    assert bootstrap.suite_runs(["-m", "quick"], cpus=2) == [["-q", "-n", "2", "-m", "quick"]]
-    assert bootstrap.suite_runs(["-mquick"], cpus=3) == [["-q", "-n", "3", "-mquick"]]
+    assert bootstrap.suite_args([], cpus=2) == ["-q", "-n", "2"]
+    assert bootstrap.suite_args(["-x", "tests/e2e"], cpus=16) == ["-q", "-n", "4", "-x", "tests/e2e"]
+    assert bootstrap.suite_args([], cpus=1) == ["-q"]
+    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "2", "-m", "quick"]
     for given in (["-n", "3"], ["-n3"], ["--numprocesses", "3"], ["--dist", "load"], ["-p", "no:xdist"]):
-        assert bootstrap.suite_runs(given, cpus=8) == [["-q", *given]], given
+        assert bootstrap.suite_args(given, cpus=8) == ["-q", *given], given
     monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "1")
-    assert bootstrap.suite_runs(["-m", "quick"], cpus=8) == [["-q", "-m", "quick"]]
+    assert bootstrap.suite_args(["-m", "quick"], cpus=8) == ["-q", "-m", "quick"]
     monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "3")
-    assert bootstrap.suite_runs(["-m", "quick"], cpus=2) == [["-q", "-n", "3", "-m", "quick"]]
+    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "3", "-m", "quick"]
 
 
-def test_the_runs_exit_with_the_first_failure_and_selecting_nothing_fails_only_everywhere():
-    assert bootstrap.outcome([0, 0]) == 0
-    assert bootstrap.outcome([0, 5]) == 0 and bootstrap.outcome([5, 0]) == 0
-    assert bootstrap.outcome([1, 0]) == 1 and bootstrap.outcome([0, 2]) == 2 and bootstrap.outcome([5, 3]) == 3
-    assert bootstrap.outcome([1, 2]) == 1
-    assert bootstrap.outcome([5, 5]) == 5 and bootstrap.outcome([5]) == 5
-
-
-def test_the_test_command_runs_each_run_and_exits_by_all_of_them(monkeypatch, capsys):
+@pytest.mark.parametrize("code", [0, 1, 5])
+def test_the_test_command_exits_as_pytest_does_with_the_model_required(monkeypatch, code):
     ran = []
     monkeypatch.setattr(bootstrap, "ensure_system_packages", lambda: None)
     monkeypatch.setattr(bootstrap, "setup_studio", lambda: None)
     monkeypatch.setattr(bootstrap, "fetch_test_wheels", lambda: None)
-    monkeypatch.setattr(bootstrap, "suite_runs", lambda extra: [["-m", "not model"], ["-m", "model"]])
-    codes = iter([1, 0])
+    monkeypatch.setattr(bootstrap, "suite_args", lambda extra: ["-q", "-n", "2", *extra])
     monkeypatch.setattr(bootstrap.subprocess, "run",
-                        lambda command, **kw: ran.append((command[3:], kw["env"]["AUDITPACKS_REQUIRE_MODEL"]))
-                        or bootstrap.subprocess.CompletedProcess(command, next(codes)))
-    assert bootstrap.test([]) == 1
-    assert ran == [(["-m", "not model"], "1"), (["-m", "model"], "1")]
-    assert capsys.readouterr().out.splitlines()[-1] == ("bootstrap: pytest not model: failed (exit 1); "
-                                                        "pytest model: passed")
+                        lambda command, **kw: ran.append((command[1:], kw["env"]["AUDITPACKS_REQUIRE_MODEL"]))
+                        or bootstrap.subprocess.CompletedProcess(command, code))
+    assert bootstrap.test(["-x"]) == code
+    assert ran == [(["-m", "pytest", "-q", "-n", "2", "-x"], "1")]
 
 
 def test_a_worker_count_that_is_no_number_is_refused_in_one_line(monkeypatch):
     monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "two")
     with pytest.raises(SystemExit, match=r"^bootstrap: AUDITPACKS_TEST_WORKERS='two' is not a number of workers$"):
-        bootstrap.suite_runs([], cpus=2)
+        bootstrap.suite_args([], cpus=2)
 
 
 def test_the_tests_keep_compiled_modules_in_build_even_where_bytecode_is_off(monkeypatch):
