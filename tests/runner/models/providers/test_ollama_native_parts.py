@@ -35,7 +35,7 @@ def listed(*entries):
     return SimpleNamespace(models=[SimpleNamespace(model=m, digest=d) for m, d in entries])
 
 
-@pytest.mark.parametrize("modelfile", [f"FROM /root/.ollama/models/blobs/sha256-{DIGEST}\nPARAMETER x 1",
+@pytest.mark.parametrize("modelfile", [f"FROM /usr/share/ollama/.ollama/models/blobs/sha256-{DIGEST}\nPARAMETER x 1",
                                        f"FROM sha256:{DIGEST}"])
 def test_the_digest_is_the_modelfiles_blob_and_the_length_the_largest_context(modelfile):
     facts = model_facts(show(modelfile, **{"llama.context_length": 4096, "clip.context_length": 8192,
