@@ -91,13 +91,15 @@ def fetch_test_wheels() -> None:
         if any(WHEELS.glob(f"{name.replace('-', '_')}-{version}-*.whl")):
             continue
         print(f"+ pip download {pin} into {WHEELS}", flush=True)
-        done = subprocess.run([str(bin_path("python")), "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                               "--no-deps", "--only-binary=:all:", "--python-version", "3.12", pin, "-d", str(WHEELS)],
+        done = subprocess.run([str(bin_path("python")), "-m", "pip", "download", "--quiet",
+                               "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+                               "--python-version", "3.12", pin, "-d", str(WHEELS)],
                               cwd=ROOT, capture_output=True, text=True)
         if done.returncode != 0:
             said = done.stderr.strip().splitlines()
-            print(f"bootstrap: could not download {pin} into {WHEELS}: {said[-1].strip() if said else done.returncode}; "
-                  "the tests that read it fail", flush=True)
+            why = said[-1].strip() if said else f"exit {done.returncode}"
+            print(f"bootstrap: could not download {pin} into {WHEELS}: {why}; the tests that read it fail",
+                  flush=True)
 
 
 #: Debian packages the tests use, each with the commands that show it is there: Chromium for the report's
@@ -166,9 +168,10 @@ def suite_args(extra: list[str], cpus: int | None = None) -> list[str]:
 
 
 def test_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The tests' environment: the model required, Studio's interpreter and the wheels' folder named, and compiled modules kept (in
-    build/pycache) even where PYTHONDONTWRITEBYTECODE is set: each pytest worker and each command a test starts
-    would otherwise compile every module it imports again (collecting the quick tier alone: 20 s, 9 s cached)."""
+    """The tests' environment: the model required, Studio's interpreter and the wheels' folder named, and
+    compiled modules kept (in build/pycache) even where PYTHONDONTWRITEBYTECODE is set: each pytest worker and
+    each command a test starts would otherwise compile every module it imports again (collecting the quick tier
+    alone: 20 s, 9 s cached)."""
     env = {name: value for name, value in environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     return {**env, "AUDITPACKS_REQUIRE_MODEL": "1", STUDIO_PYTHON_ENV: str(bin_path("python", STUDIO_VENV)),
             WHEELS_ENV: str(WHEELS),

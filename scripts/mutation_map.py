@@ -7,8 +7,9 @@ entry point), each with its reason. A module's tests are its mirrored test files
 ``tests/judges/statistics/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
-do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists entries of either table that no longer name an existing file,
-or of :data:`SLOW` and :data:`BY_PATH`, so a module moved or a test renamed shows at once (``tests/scripts/test_mutation_map.py``).
+do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists the entries of these tables and
+of :data:`SKIP` and :data:`BY_PATH` that no longer name an existing file, so a module moved or a test renamed
+shows at once (``tests/scripts/test_mutation_map.py``).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def tests_for(module: str, root: Path = ROOT) -> list[str]:
 
 
 def problems(root: Path = ROOT) -> list[str]:
-    """Entries of :data:`SKIP` and :data:`EXTRAS` that name no existing file (a module moved, a test renamed)."""
+    """Entries of :data:`SKIP`, :data:`SLOW`, :data:`BY_PATH` and :data:`EXTRAS` that name no existing file (a module
+    moved, a test renamed)."""
     out = [f"SKIP names {m}, which does not exist" for m in SKIP if not (root / m).is_file()]
     out += [f"SLOW names {t}, which does not exist" for t in SLOW if not (root / t).is_file()]
     out += [f"BY_PATH names {m}, which does not exist" for m in BY_PATH if not (root / m).is_file()]
