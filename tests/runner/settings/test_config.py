@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
-                                               SelectionConfig, TargetConfig)
+                                               SelectionConfig, TargetConfig, model_slug, model_stem)
 from tests.support.run_config import DEFAULT_PUBLIC, run_config
 
 #: What every fingerprint basis holds for a run left at its defaults (model and endpoint aside).
@@ -150,3 +150,30 @@ def test_the_parts_are_built_alone_and_held_by_the_run():
     assert config.roles == RolesConfig() and config.decoding == DecodingConfig()
     assert config.execution == ExecutionConfig()
     assert config.public() == {**DEFAULT_PUBLIC, "target": "m", "limit": 2, "batch_api": True}
+
+
+def test_a_provider_without_a_key_variable_has_no_key():
+    assert TargetConfig(model="q", provider="ollama").key() is None
+    assert TargetConfig(model="q", provider="ollama", base_url="http://h:11434").key() is None   # "local": openai only
+
+
+def test_a_setting_that_is_not_json_is_fingerprinted_as_its_text():
+    config = run_config(target="m", grader_options={"table": Path("prices.json")})
+    assert config.fingerprint("m", None) == digest({"model": "m", "base_url": None, **DEFAULT_BASIS,
+                                                    "grader_options": {"table": "prices.json"},
+                                                    "decoding": {"temperature": 0.0, "seed": 0},
+                                                    "prompt_order": "auto"})
+
+
+@pytest.mark.parametrize("model, slug", [("qwen3:8b", "qwen3_8b"), ("org/model", "org_model"), ("a.b-c_D", "a.b-c_D"),
+                                         ("/x y/", "x_y"), (":/", "model"), ("XL:X", "XL_X")])
+def test_a_model_slug_is_file_name_safe(model, slug):
+    assert model_slug(model) == slug
+
+
+def test_a_model_stem_adds_a_short_hash_only_when_the_slug_differs():
+    assert model_stem("gemma3") == "gemma3"
+    stems = {name: model_stem(name) for name in ("a/b:c", "a_b:c")}
+    for name, stem in stems.items():
+        assert stem == "a_b_c-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    assert len(set(stems.values())) == 2
