@@ -233,3 +233,16 @@ def test_an_unanswered_scenario_counts_in_the_recomputed_figures(tmp_path):
     merged = merge(folders, tmp_path / "out", pack=pack)
     assert (merged.summary.headline["tasks"], merged.summary.headline["micro"]) == (10, 0.9)
     assert merged.summary.unanswered == [dropped]
+
+
+def test_a_shard_whose_results_cannot_be_read_is_named(tmp_path, monkeypatch):
+    from auditpacks.runner.run import merge as merging
+
+    folder = shard(tmp_path / "s1", 1, [0], [result("a")])
+
+    def unreadable(path):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(merging, "scan_results", unreadable)
+    with pytest.raises(MergeError) as refused:
+        load_shard(folder, None)
+    assert str(refused.value) == f"{folder / 'm.json'}: cannot read the shard's results (PermissionError)"
