@@ -181,11 +181,18 @@ def test_a_manifest_out_of_reach_or_of_another_pack_is_not_found(tmp_path, monke
     assert load_source(folder).dataset.manifest is None
 
 
-def test_a_given_pack_without_a_manifest_is_refused(tmp_path):
+def test_a_given_pack_without_its_manifest_is_refused(tmp_path):
     folder = relocated(tmp_path, "a")
     (tmp_path / "a" / "tiny.manifest.json").unlink()
     with pytest.raises(ExportError, match=r"^tiny.json: no manifest tiny.manifest.json beside it$"):
         load_source(folder, tmp_path / "a" / "tiny.json")
+    (tmp_path / "a" / "tiny.manifest.json").write_text(json.dumps({"manifest_version": 1, "sha256": "0" * 64}),
+                                                       encoding="utf-8")
+    sha = json.loads((folder / "m.run.json").read_text(encoding="utf-8"))["pack"]["sha256"]
+    with pytest.raises(ExportError) as refused:
+        load_source(folder, tmp_path / "a" / "tiny.json")
+    assert str(refused.value) == (f"tiny.manifest.json: field sha256 is not the run's pack sha256 ({sha[:12]}…); "
+                                  "this is the manifest of another pack")
 
 
 @pytest.mark.parametrize("count, listed", [(2, "m.run.json, n0.run.json"),
@@ -200,7 +207,8 @@ def test_several_run_records_are_named_in_the_refusal(tmp_path, count, listed):
 
 @pytest.mark.parametrize("origins, revision", [
     (["hf:org/data@abc", "hf:org/data@abc"], "abc"), (["hf:org/data@abc", "hf:org/data@def"], None),
-    (["hf:org/data", "local@abc"], None), ([None, "hf:org/data@v1"], "v1")])
+    (["hf:org/data", "local@abc"], None), ([None, "hf:org/data@v1"], "v1"), (["hf:org/data"], None),
+    (["hf:org/data@v1@v2"], "v2")])
 def test_the_dataset_names_its_sources_and_their_one_revision(tmp_path, origins, revision):
     folder = relocated(tmp_path, "a")
     manifest_file = tmp_path / "a" / "tiny.manifest.json"
@@ -250,4 +258,5 @@ def test_a_run_of_errors_only_states_no_figures(tmp_path):
 def test_a_figures_title_carries_its_group():
     assert figure_title(Figure("invented rate", 0.5, group="en")) == "invented rate (en)"
     assert figure_title(Figure("tasks", 3, "count")) == "tasks"
-    assert figure_ids([Figure("", 1), Figure("%", 2)]) == ["figure", "figure_2"]
+    assert figure_ids([Figure("", 1), Figure("%", 2), Figure("", 3)]) == ["figure", "figure_2", "figure_3"]
+    assert figure_ids([Figure("Brier Score", 1, group="EN"), Figure("X rate", 2)]) == ["en.brier_score", "x_rate"]
