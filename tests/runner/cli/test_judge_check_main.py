@@ -175,3 +175,16 @@ def test_a_pack_without_a_benchmark_or_without_calibration_items_is_bad_input(pa
     with pytest.raises(RunError) as caught:
         run(pack, tmp_path, monkeypatch, FakeGrade(), "--limit", "2")
     assert str(caught.value) == f"{pack}: none of the 2 chosen scenarios has what a calibration item needs"
+
+
+def test_progress_counts_calibration_items_under_the_commands_name(pack, tmp_path, monkeypatch, capsys):
+    made = []
+
+    class Printer(judge_check.ProgressPrinter):
+        def __init__(self, total, **kwargs) -> None:
+            made.append((total, kwargs))
+            super().__init__(total, **kwargs)
+
+    monkeypatch.setattr(judge_check, "ProgressPrinter", Printer)
+    run(pack, tmp_path, monkeypatch, FakeGrade(), "--limit", "2")
+    assert made == [(2 * ITEMS_PER_SCENARIO, {"what": "item", "label": "judge-check"})]
