@@ -139,6 +139,7 @@ def test_the_scenarios_are_sampled_as_asked_and_fewer_than_the_limit_are_enough(
 
 
 @pytest.mark.parametrize("reasons, tail", [(["too few items"], "too few items (exit 4)"),
+                                           (["a", "b"], "a (and 1 more reasons) (exit 4)"),
                                            (["a", "b", "c"], "a (and 2 more reasons) (exit 4)")])
 def test_a_judge_below_the_bar_exits_4_with_its_first_reason(pack, tmp_path, monkeypatch, capsys, reasons, tail):
     monkeypatch.setattr(judge_check, "assess", lambda items, verdicts: {
@@ -152,14 +153,27 @@ def test_a_judge_below_the_bar_exits_4_with_its_first_reason(pack, tmp_path, mon
 
 def test_a_judge_whose_every_call_failed_is_bad_input_but_one_that_answered_once_is_assessed(pack, tmp_path,
                                                                                            monkeypatch, capsys):
+    failing = FakeGrade(verdict=lambda item: None, error="refused")
     with pytest.raises(RunError) as caught:
-        run(pack, tmp_path, monkeypatch, FakeGrade(verdict=lambda item: None, error="refused"), "--limit", "1")
-    first = str(caught.value)
-    assert first.startswith("judge jüdge: every judge call failed, e.g. refused ") and not (tmp_path / "q").exists()
-    one = FakeGrade(verdict=lambda item: item.expected if item.probe is None else None,
-                    error="refused")
-    assert run(pack, tmp_path, monkeypatch, one, "--limit", "1") == 4
-    assert (tmp_path / "q").is_dir()
+        run(pack, tmp_path, monkeypatch, failing, "--limit", "1")
+    first = failing.calls[0]["items"][0].id
+    assert str(caught.value) == f"judge jüdge: every judge call failed, e.g. refused {first}"
+    assert not (tmp_path / "q").exists()
+    one = FakeGrade(verdict=lambda item: item.expected if item.probe is None else None, error="refused")
+    assert run(pack, tmp_path, monkeypatch, one, "--limit", "1", "--json") == 4
+    rows = json.loads(capsys.readouterr().out)["transcripts"]
+    assert [row.get("why_ungraded") for row in rows] == [None if row["probe"] is None else f"refused {row['id']}"
+                                                         for row in rows]
+    assert [row["verdict"] for row in rows] == [row["expected"] if row["probe"] is None else None for row in rows]
+
+
+def test_the_report_names_the_benchmark_and_the_file_written(pack, tmp_path, monkeypatch, capsys):
+    assert run(pack, tmp_path, monkeypatch, FakeGrade(), "--limit", "1") == 4
+    lines = capsys.readouterr().out.splitlines()
+    saved = next((tmp_path / "q").glob("*.json"))
+    assert lines[0] == "judge jüdge (openai) on jacite: 6 calibration items from 1 scenarios of jacite.json"
+    verdict = next(line for line in lines if line.startswith("NOT QUALIFIED"))
+    assert verdict.endswith(f"; written to {saved}")
 
 
 def test_a_pack_without_a_benchmark_or_without_calibration_items_is_bad_input(pack, tmp_path, monkeypatch):
