@@ -81,12 +81,13 @@ TABLES = {
     "resolutions": [{"symbol": "A/RES/1514(XV)", "title": "Granting of independence", "date": "1960-12-14"},
                     {"symbol": "A/RES/2625(XXV)", "title": "Friendly relations", "date": "1970-10-24"},
                     {"symbol": "A/RES/3314(XXIX)", "title": "Definition of aggression", "date": "1974-12-14"},
-                    {"symbol": "A/RES/9(I)", "title": "Undated relations", "date": None}],
+                    {"symbol": "A/RES/9(I)", "title": "Undated relations", "date": None},
+                    {"symbol": "A/RES/10(I)", "title": None, "date": "1946-01-01"}],
     "provisions": [{"provision_key": "statute:article_36", "instrument_id": "statute", "label": "Article 36"},
-                   {"provision_key": "charter:article_51", "instrument_id": "charter", "label": "Article 51"}],
+                   {"provision_key": "charter:article_51", "instrument_id": "un_charter", "label": "Article 51"}],
     "judges": [{"judge_id": "schwebel", "name": "Stephen Schwebel", "nationality": "United States"},
-               {"judge_id": "singh", "name": "Nagendra Singh", "nationality": "India"}],
-    "judge_links": _links("judge_id", "document_id", "schwebel>D2 schwebel>D3 singh>D4"),
+               {"judge_id": "nagendra_singh", "name": "Nagendra Singh", "nationality": "India"}],
+    "judge_links": _links("judge_id", "document_id", "schwebel>D2 schwebel>D3 nagendra_singh>D4"),
     "passages": [{"document_id": "D2", "ordinal": o, "text": f"p{o}"} for o in ("2", "x", "10", "1")]
                 + [{"document_id": "D3", "ordinal": "1", "text": "other"}],
 }
@@ -232,3 +233,26 @@ def test_judges_are_found_by_name_or_nationality_with_the_documents_they_sat_on(
                                           ("get_judge", "judge")])
 def test_an_unknown_id_is_an_error_naming_its_kind(fake, method, kind):
     assert getattr(fake, method)("nobody") == {"error": f"no {kind} with that id before the cutoff", "source_dates": []}
+
+
+@pytest.mark.parametrize("method, query, key, found", [
+    ("find_provision", "article_51", "provision_key", ["charter:article_51"]),   # a word of the key only
+    ("find_provision", "un_charter", "provision_key", ["charter:article_51"]),   # the instrument only
+    ("find_resolution", "2625", "symbol", ["A/RES/2625(XXV)"]),                  # a word of the symbol only
+    ("find_judge", "nagendra_singh", "judge_id", ["nagendra_singh"]),            # the id only
+    ("find_resolution", "xxxx", "symbol", []),                                   # a missing title matches nothing
+    ("find_case", "STRASSE", "case_id", []),                                     # words compared in lower case
+])
+def test_each_searched_field_is_matched_word_for_word(fake, method, query, key, found):
+    TABLES["cases"].append({"case_id": "200", "name": "Straße", "case_type": "c", "court": "ICJ"})
+    try:
+        rows = next(v for k, v in getattr(fake, method)(query).items() if k != "source_dates")
+    finally:
+        TABLES["cases"].pop()
+    assert [row[key] for row in rows] == found
+
+
+def test_a_passage_of_a_document_outside_the_cut_is_left_out_of_a_cases_search(fake):
+    outside = {"kind": "document", "source": "D9", "date": "1999-01-01", "text": "x", "score": 9.0}
+    fake.snapshot.search = lambda query, k: [outside, *HITS]
+    assert [p["document_id"] for p in fake.find_document("x", case_id="70")["passages"]] == ["D2", "D3"]
