@@ -162,3 +162,18 @@ def test_conflicting_dates_are_one_line_naming_the_first_three_ids(clashing, sho
     found = _conflicts("documents", table, "document_id", "date")
     assert found == ([] if shown is None else [f"documents: {clashing} document_id listed with conflicting dates "
                                                f"({shown}); each is cut by its latest date"])
+
+
+@pytest.mark.parametrize("name, values, spelled", [
+    ("label", [1, 2.5, None, "x", True], ["1", "2.5", None, "x", "True"]),
+    ("case_id", [" 7", 70, None, "", "pcij-a10"], ["007", "070", None, "", "pcij-a10"]),
+    ("cited_case_id", ["1"], ["001"]), ("label", ["7"], ["7"]),
+    ("date", ["1986-06-27T00:00:00", None], ["1986-06-27", None]), ("term_end", [None, None], [None, None]),
+])
+def test_a_python_column_is_text_with_case_ids_padded_and_dates_as_days(name, values, spelled):
+    import pyarrow as pa
+
+    from auditpacks.packs.icj.graph.reader import _column
+
+    column = _column(name, values, "t.c")
+    assert column.type == pa.string() and column.to_pylist() == spelled
