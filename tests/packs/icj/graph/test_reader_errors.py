@@ -93,3 +93,10 @@ def test_the_reason_a_table_cannot_be_read_is_cut_at_200_characters(tmp_path, mo
     with pytest.raises(FormatError) as err:
         read_graph(_copy(tmp_path))
     assert str(err.value).endswith(f": its files cannot be read as one table ({'x' * 200})")
+
+
+def test_shards_are_read_as_one_table_when_a_later_one_holds_a_column_only_as_nulls(tmp_path):
+    copy = _copy(tmp_path)
+    _rewrite_shard(copy, 1, lambda t: t.set_column(t.column_names.index("text"), "text", pa.nulls(t.num_rows)))
+    passages = read_graph(copy).tables["passages"]
+    assert passages.num_rows == 63 and 0 < passages["text"].null_count < 63
