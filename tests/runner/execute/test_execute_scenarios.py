@@ -42,6 +42,9 @@ class Engine:
             raise step
         if step == "oversize":
             scenario_log.record_oversize("too long")
+        if step == "ungraded":
+            scenario_log.record_judge_reply(Reply(content="raw reply", finish_reason="length"), 99)
+            return result(name, "ungraded", judgment={"severity": "ungraded", "ungraded_reason": "no verdict"})
         scenario_log.record_reply(Reply(content="a", reasoning="thought", finish_reason="length" if step == "cut"
                                         else "stop"))
         await asyncio.sleep(0)
@@ -190,11 +193,12 @@ def test_a_damaged_journal_entry_is_reported_and_run_again(journal, capsys):
 
 
 @pytest.mark.parametrize("skip, names, skipped", [(True, ["b"], {"over the model's context": 2}),
-                                                 (False, ["a", "b", "c"], {})])
+                                                 (False, ["a", "b", "c"], {}), (None, ["a", "b", "c"], {})])
 def test_a_prompt_over_the_context_is_skipped_only_when_asked(journal, skip, names, skipped):
     progress = Progress()
+    asked = {} if skip is None else {"skip_oversize": skip}
     outcome = run(Engine(a="oversize", c="oversize"), [scenario("a"), scenario("b"), scenario("c")], journal,
-                  skip_oversize=skip, progress=progress)
+                  progress=progress, **asked)
     assert [r["scenario_name"] for r in outcome.results] == names and outcome.skipped == skipped
     assert len(journal.done) == len(names) and progress.updates.count(None) == len(skipped and [1, 2])
 
@@ -259,3 +263,30 @@ def test_concurrency_runs_documents_side_by_side_and_never_fewer_than_one_worker
     assert started[:2] == ["a", "b"]
     outcome = run(Engine(), [scenario("c")], journal, concurrency=0)
     assert [r["scenario_name"] for r in outcome.results] == ["c"]
+
+
+def test_an_ungraded_judgment_carries_the_judges_raw_reply_and_the_journal_names_each_scenario(journal):
+    import json
+
+    outcome = run(Engine(a="ungraded"), [scenario("a"), scenario("b")], journal)
+    assert outcome.results[0]["judgment"] == {
+        "severity": "ungraded", "judge_reply": "raw reply",
+        "ungraded_reason": "no verdict; the reply stopped at the output cap (99 tokens)"}
+    lines = journal.path.read_text(encoding="utf-8").splitlines()[1:]
+    assert [json.loads(line)["name"] for line in lines] == ["a", "b"]
+
+
+def test_several_endpoints_place_each_document_by_its_key(journal):
+    asked = []
+
+    class Placement:
+        def home(self, key):
+            asked.append(key)
+            return "only"
+
+        def live_count(self):
+            return 1
+
+    scenarios = [scenario("a", "X"), scenario("b", "Y")]
+    outcome = run(Engine(), scenarios, journal, placement=Placement())
+    assert sorted(set(asked)) == sorted({execute.document_key(s) for s in scenarios}) and len(outcome.results) == 2
