@@ -27,7 +27,8 @@ def result(name: str, severity: str = "pass", conversation=None, judgment=None) 
 
 class Engine:
     """``run_scenario`` as simpleaudit's: records what it was given and the log it ran under; ``plan`` maps a
-    scenario name to an exception to raise, ``"oversize"``, ``"cut"`` (a reply at the token cap) or a severity."""
+    scenario name to an exception to raise, ``"oversize"``, ``"cut"`` (a reply at the token cap), ``"wait"`` (until
+    cancelled), ``"ungraded"`` or a severity."""
 
     def __init__(self, **plan) -> None:
         self.plan, self.calls, self.order = plan, [], []
@@ -42,6 +43,8 @@ class Engine:
             raise step
         if step == "oversize":
             scenario_log.record_oversize("too long")
+        if step == "wait":   # until cancelled
+            await asyncio.Event().wait()
         if step == "ungraded":
             scenario_log.record_judge_reply(Reply(content="raw reply", finish_reason="length"), 99)
             return result(name, "ungraded", judgment={"severity": "ungraded", "ungraded_reason": "no verdict"})
@@ -290,3 +293,11 @@ def test_several_endpoints_place_each_document_by_its_key(journal):
     scenarios = [scenario("a", "X"), scenario("b", "Y")]
     outcome = run(Engine(), scenarios, journal, placement=Placement())
     assert sorted(set(asked)) == sorted({execute.document_key(s) for s in scenarios}) and len(outcome.results) == 2
+
+
+def test_a_fatal_error_in_one_worker_cancels_the_others_and_is_the_error_raised(journal):
+    engine = Engine(a="wait")
+    with pytest.raises(ConnectionError, match="endpoint unreachable"):
+        run(engine, [scenario("a", "X"), scenario("b", "Y")], journal, concurrency=2,
+            fatal=lambda: ConnectionError("endpoint unreachable"))
+    assert engine.order == ["a", "b"] and len(journal.done) == 0
