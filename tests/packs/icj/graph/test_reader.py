@@ -136,12 +136,13 @@ def test_a_role_the_copy_lacks_is_an_empty_table_of_text_columns():
     assert empty.num_rows == 0 and empty.schema == pa.schema([("judge_id", pa.string()), ("name", pa.string())])
 
 
-def test_the_source_hash_covers_the_mapping_file(tmp_path):
-    copy = _copy(tmp_path)
-    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
-    first.write_text("tables:\n  judge_links: data/bench.parquet\n")
-    second.write_text("# the bench table\ntables:\n  judge_links: data/bench.parquet\n")
-    hashes = [read_graph(copy, m).source_hash for m in (None, first, first, second)]
+def test_the_source_hash_covers_the_mapping_files_content(tmp_path):
+    copy, mapping = _copy(tmp_path), tmp_path / "mapping.yaml"
+    hashes = [read_graph(copy).source_hash]
+    for text in ("tables:\n  judge_links: data/bench.parquet\n", "tables:\n  judge_links: data/bench.parquet\n",
+                 "# the bench table\ntables:\n  judge_links: data/bench.parquet\n"):
+        mapping.write_text(text)
+        hashes.append(read_graph(copy, mapping).source_hash)
     assert hashes[1] == hashes[2] and len({hashes[0], hashes[1], hashes[3]}) == 3
 
 
@@ -169,6 +170,7 @@ def test_conflicting_dates_are_one_line_naming_the_first_three_ids(clashing, sho
     ("case_id", [" 7", 70, None, "", "pcij-a10"], ["007", "070", None, "", "pcij-a10"]),
     ("cited_case_id", ["1"], ["001"]), ("label", ["7"], ["7"]),
     ("date", ["1986-06-27T00:00:00", None], ["1986-06-27", None]), ("term_end", [None, None], [None, None]),
+    ("label", [None, None], [None, None]),
 ])
 def test_a_python_column_is_text_with_case_ids_padded_and_dates_as_days(name, values, spelled):
     import pyarrow as pa

@@ -53,6 +53,12 @@ def test_a_missing_folder_and_a_folder_without_the_needed_tables_are_one_line(tm
                               "docs/icj-tools.md)")
 
 
+def test_a_manifest_that_is_not_an_object_is_left_out(tmp_path):
+    copy = _copy(tmp_path)
+    (copy / "manifest.json").write_text("[1, 2]", encoding="utf-8")
+    assert read_graph(copy).manifest == {}
+
+
 def test_a_manifest_that_is_not_json_is_one_line(tmp_path):
     copy = _copy(tmp_path)
     (copy / "manifest.json").write_text("{counts", encoding="utf-8")
