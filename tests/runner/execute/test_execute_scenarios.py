@@ -27,8 +27,8 @@ def result(name: str, severity: str = "pass", conversation=None, judgment=None) 
 
 class Engine:
     """``run_scenario`` as simpleaudit's: records what it was given and the log it ran under; ``plan`` maps a
-    scenario name to an exception to raise, ``"oversize"``, ``"cut"`` (a reply at the token cap), ``"wait"`` (until
-    cancelled), ``"ungraded"`` or a severity."""
+    scenario name to an exception to raise, ``"oversize"``, ``"cut"`` (a reply at the token cap), ``"wait"`` (while
+    others run), ``"ungraded"`` or a severity."""
 
     def __init__(self, **plan) -> None:
         self.plan, self.calls, self.order = plan, [], []
@@ -43,8 +43,9 @@ class Engine:
             raise step
         if step == "oversize":
             scenario_log.record_oversize("too long")
-        if step == "wait":   # until cancelled
-            await asyncio.Event().wait()
+        if step == "wait":   # long enough for another worker to finish first
+            for _ in range(50):
+                await asyncio.sleep(0)
         if step == "ungraded":
             scenario_log.record_judge_reply(Reply(content="raw reply", finish_reason="length"), 99)
             return result(name, "ungraded", judgment={"severity": "ungraded", "ungraded_reason": "no verdict"})
