@@ -4,6 +4,7 @@ an engine error in one line, the serving loop, the worker's memory limit and its
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import io
 import json
 import os
@@ -134,22 +135,29 @@ def test_other_errors_are_not_taken_for_the_engines():
 
 
 def test_the_worker_serves_one_json_line_per_query_under_its_memory_limit(monkeypatch, capsys):
-    opened, limits = [], []
+    opened, connected, limits = [], [], []
 
     class Database:
         def __init__(self, *args, **kwargs) -> None:
             opened.append((args, kwargs))
 
+    def timeout(ms):
+        if ms == 666:   # memory runs out before the query starts
+            raise MemoryError
+
     def execute(query):
         if query == "big":
             raise MemoryError
-        return Result([["é"]])
+        return Result([["é", decimal.Decimal("1.5")]])
 
-    ladybug = types.SimpleNamespace(Database=Database, Connection=lambda db: types.SimpleNamespace(
-        set_query_timeout=lambda ms: None, execute=execute))
-    monkeypatch.setitem(sys.modules, "ladybug", ladybug)
+    def connect(db):
+        connected.append(db)
+        return types.SimpleNamespace(set_query_timeout=timeout, execute=execute)
+
+    monkeypatch.setitem(sys.modules, "ladybug", types.SimpleNamespace(Database=Database, Connection=connect))
     monkeypatch.setattr("resource.setrlimit", lambda kind, pair: limits.append((kind, pair)))
-    lines = [{"query": "ok", "row_cap": 5, "timeout_ms": 10}, {"query": "big", "row_cap": 5, "timeout_ms": 10}]
+    lines = [{"query": "ok", "row_cap": 5, "timeout_ms": 10}, {"query": "big", "row_cap": 5, "timeout_ms": 10},
+             {"query": "ok", "row_cap": 5, "timeout_ms": 666}]
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"".join(json.dumps(x).encode() + b"\n"
                                                                             for x in lines))))
     qp.main(["db", "123", "456"])
@@ -158,8 +166,16 @@ def test_the_worker_serves_one_json_line_per_query_under_its_memory_limit(monkey
     assert limits == [(resource.RLIMIT_AS, (456, 456))]
     assert opened == [(("db",), {"read_only": True, "buffer_pool_size": 64 * MIB, "max_db_size": 123,
                                  "max_num_threads": 2})]
-    assert capsys.readouterr().out == ('{"columns": ["x"], "rows": [["é"]], "truncated": false, "source_dates": []}\n'
-                                       '{"error": "stopped: the query needs more memory than a tool query may use"}\n')
+    assert len(connected) == 1 and isinstance(connected[0], Database)
+    memory = '{"error": "stopped: the query needs more memory than a tool query may use"}\n'
+    assert capsys.readouterr().out == ('{"columns": ["x"], "rows": [["é", "1.5"]], "truncated": false, '
+                                       '"source_dates": []}\n' + memory + memory)
+
+
+def test_unordered_rows_of_nodes_are_sorted_by_their_json():
+    result = Result([[{"name": "b", "n": 1}], [{"name": "a", "n": 2}], [{"n": 0}]])
+    # by their JSON with keys sorted: '[{"n": 0}]' < '[{"n": 1, "name": "b"}]' < '[{"n": 2, "name": "a"}]'
+    assert qp._rows(result, 5, False)[0] == [[{"n": 0}], [{"name": "b", "n": 1}], [{"name": "a", "n": 2}]]
 
 
 @pytest.mark.parametrize("size_mib, region_mib", [(0, 64), (16, 64), (20, 80), (20.1, 81)])
