@@ -187,12 +187,13 @@ def test_a_workers_memory_is_its_base_pool_and_query_memory_over_the_database_re
 
 
 ECHO = ("import json, os, sys\n"
+        "print('worker noise', file=sys.stderr, flush=True)\n"
         "for line in sys.stdin:\n"
         "    print(json.dumps({'argv': sys.argv[1:], 'request': json.loads(line), 'pid': os.getpid(),\n"
         "                      'path': os.environ['PYTHONPATH']}), flush=True)\n")
 
 
-def test_a_worker_is_started_once_with_its_limits_and_asked_one_json_line(tmp_path, monkeypatch):
+def test_a_worker_is_started_once_with_its_limits_and_asked_one_json_line(tmp_path, monkeypatch, capfd):
     database = tmp_path / "graph.lbug"
     database.write_bytes(b"x")
     worker = qp.QueryWorker(database)
@@ -208,6 +209,7 @@ def test_a_worker_is_started_once_with_its_limits_and_asked_one_json_line(tmp_pa
     assert first["pid"] == second["pid"] and first["path"] == os.pathsep.join(p for p in sys.path if p)
     assert worker._process is None
     worker.close()   # closing a closed worker does nothing
+    assert "worker noise" not in capfd.readouterr().err   # what the worker writes on stderr goes nowhere
 
 
 def test_a_worker_that_ends_without_answering_names_its_memory_limit(tmp_path, monkeypatch):
