@@ -254,3 +254,23 @@ def test_a_line_is_read_whole_within_its_cap(chunks, ended, cap, expected):
 @pytest.mark.parametrize("alive, ended", [(True, False), (False, True)])
 def test_no_line_in_time_says_whether_the_worker_is_still_there(alive, ended):
     assert qp._read_line(Pipe(b"partial", alive=alive), 0.05, 100) == (None, ended)
+
+
+def test_a_worker_that_cannot_be_written_to_is_closed_and_said_to_have_ended(tmp_path, monkeypatch):
+    class Broken:
+        def write(self, data):
+            raise BrokenPipeError
+
+        def close(self):
+            pass
+
+    database = tmp_path / "graph.lbug"
+    database.write_bytes(b"x")
+    worker = qp.QueryWorker(database)
+    monkeypatch.setattr(worker, "command", [sys.executable, "-c", ECHO])
+    worker.run("RETURN 1", row_cap=1, timeout_ms=4000)
+    process, worker._process.stdin = worker._process, Broken()
+    with pytest.raises(qp.QueryStopped) as caught:
+        worker.run("RETURN 2", row_cap=1, timeout_ms=4000)
+    assert str(caught.value) == "the query process ended"
+    assert worker._process is None and process.poll() is not None   # killed, not left running
