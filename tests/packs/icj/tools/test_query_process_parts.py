@@ -274,3 +274,22 @@ def test_a_worker_that_cannot_be_written_to_is_closed_and_said_to_have_ended(tmp
         worker.run("RETURN 2", row_cap=1, timeout_ms=4000)
     assert str(caught.value) == "the query process ended"
     assert worker._process is None and process.poll() is not None   # killed, not left running
+
+
+@pytest.mark.parametrize("extra, answered", [(0, True), (1, False)])
+def test_a_reply_line_may_hold_the_rows_budget_and_64_kib_more(tmp_path, monkeypatch, extra, answered):
+    cap = qp.RESULT_BYTES + 64 * 1024
+    reply = ("import sys\nfor line in sys.stdin:\n"
+             f"    print('\"' + 'x' * {cap - 2 + extra} + '\"', flush=True)\n")
+    database = tmp_path / "graph.lbug"
+    database.write_bytes(b"x")
+    worker = qp.QueryWorker(database)
+    monkeypatch.setattr(worker, "command", [sys.executable, "-c", reply])
+    try:
+        if answered:
+            assert worker.run("RETURN 1", row_cap=1, timeout_ms=4000) == "x" * (cap - 2)
+        else:
+            with pytest.raises(qp.QueryStopped):
+                worker.run("RETURN 1", row_cap=1, timeout_ms=4000)
+    finally:
+        worker.close()
