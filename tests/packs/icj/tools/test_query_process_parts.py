@@ -293,3 +293,31 @@ def test_a_reply_line_may_hold_the_rows_budget_and_64_kib_more(tmp_path, monkeyp
                 worker.run("RETURN 1", row_cap=1, timeout_ms=4000)
     finally:
         worker.close()
+
+
+class Written:
+    """A finished process whose stdout is a file holding ``data`` (read in blocks, as a pipe's are)."""
+
+    def __init__(self, path, data: bytes) -> None:
+        path.write_bytes(data)
+        self.stdout = path.open("rb")
+
+    def poll(self):
+        return 0
+
+
+BLOCK = 65536
+
+
+@pytest.mark.parametrize("data, cap, line", [
+    (b"a\nb\n", 100, b"a"),                                       # the first line only
+    (b"x" * 70000 + b"\n", 100000, b"x" * 70000),                 # a line over two reads, whole
+    (b"x" * BLOCK + b"\nrest", 100000, b"x" * BLOCK),             # its end the first byte of the second read
+    (b"x" * BLOCK + b"x" * 100 + b"\n", BLOCK + 64, None),        # the cap counts every read
+])
+def test_a_line_over_several_reads_is_joined_and_capped_whole(tmp_path, data, cap, line):
+    assert qp._read_line(Written(tmp_path / "out", data), 2.0, cap)[0] == line
+
+
+def test_a_line_ready_at_once_is_read_however_little_time_is_left():
+    assert qp._read_line(Pipe(b"ab\n"), 0.5, 100) == (b"ab", False)
