@@ -31,7 +31,8 @@ def test_the_defaults_are_twenty_five_scenarios_one_call_at_a_time_into_results_
 
 
 @pytest.mark.parametrize("argv", [["--pack", "p.json"], ["--judge-model", "j"],
-                                  ["--pack", "p.json", "--judge-model", " "], ["--pack", "p.json", "--judge-model", ""]])
+                                  ["--pack", "p.json", "--judge-model", " "],
+                                  ["--pack", "p.json", "--judge-model", ""]])
 def test_the_pack_and_the_judge_are_required(argv, capsys):
     parser = argparse.ArgumentParser(prog="auditpacks judge-check")
     judge_check.add_arguments(parser)

@@ -178,7 +178,8 @@ def test_a_left_out_table_names_every_role_it_fits_and_one_no_role_fits_is_no_da
     pq.write_table(pa.table({"x": [1]}), copy / "extra" / "notes.parquet")
     assert read_graph(copy).report["skipped"] == [{"file": "extra/notes.parquet", "why": "no role fits its columns",
                                                    "looks_like_data": False}]
-    cases, documents = pq.read_table(copy / "data" / "cases.parquet"), pq.read_table(copy / "data" / "documents.parquet")
+    cases = pq.read_table(copy / "data" / "cases.parquet")
+    documents = pq.read_table(copy / "data" / "documents.parquet")
     rows = min(cases.num_rows, documents.num_rows)
     both = {**{c: cases[c].slice(0, rows) for c in cases.column_names},
             **{c: documents[c].slice(0, rows) for c in documents.column_names if c not in cases.column_names}}

@@ -48,8 +48,8 @@ def test_an_earlier_marker_is_seen_but_no_leak():
 
 
 @pytest.mark.parametrize("text, cut, found", [
-    ("decided on 9 July 2004, 2004-07-09 and 1 January 1990", (), ["free text dated 1990-01-01, 2004-07-09, on or after "
-                                                                   "the cutoff"]),
+    ("decided on 9 July 2004, 2004-07-09 and 1 January 1990", (),
+     ["free text dated 1990-01-01, 2004-07-09, on or after the cutoff"]),
     ("on 27 June 1986", (), ["free text dated 1986-06-27, on or after the cutoff"]),
     ("on 26 June 1986", (), []),
     ("a time-limit of 2004-07-09", ("a time-limit of 2004-07-09",), []),   # the cut graph's own text
@@ -61,8 +61,9 @@ def test_free_text_dated_from_the_cutoff_on_is_a_leak_unless_the_cut_graph_holds
 
 
 @pytest.mark.parametrize("row, found", [
-    ({"case_id": "070", "documents": 3, "cited_by": 1}, ["witness 070: {'documents': 3} on the cut graph, not "
-                                                          "{'documents': 2, 'cited_by': 1} (derived from later material)"]),
+    ({"case_id": "070", "documents": 3, "cited_by": 1},
+     ["witness 070: {'documents': 3} on the cut graph, not {'documents': 2, 'cited_by': 1} (derived from later "
+      "material)"]),
     ({"case_id": "070", "documents": 2, "cited_by": 1}, []),
     ({"case_id": "070"}, []),
     ({"case_id": "071", "documents": 9}, []),

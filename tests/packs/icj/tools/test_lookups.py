@@ -161,8 +161,9 @@ def test_an_unknown_case_is_an_error(fake, method):
 
 def test_case_citations_gather_every_own_documents_links(fake):
     assert fake.get_case_citations(" 70") == {
-        "case_id": "070", "cites_cases": ["001", "061"], "cites_provisions": ["charter:article_51", "statute:article_36"],
-        "cites_resolutions": ["A/RES/2625(XXV)"], "cited_by_documents": [], "source_dates": ["1984-05-10", "1984-11-26"]}
+        "case_id": "070", "cites_cases": ["001", "061"],
+        "cites_provisions": ["charter:article_51", "statute:article_36"], "cites_resolutions": ["A/RES/2625(XXV)"],
+        "cited_by_documents": [], "source_dates": ["1984-05-10", "1984-11-26"]}
     cited = fake.get_case_citations("1")
     assert [d["document_id"] for d in cited["cited_by_documents"]] == ["D4", "D2"]
     assert cited["source_dates"] == ["1949-04-09", "1975-10-16", "1984-11-26"]
@@ -211,7 +212,8 @@ def test_provisions_are_found_by_key_instrument_or_label(fake):
 
 def test_resolutions_are_found_with_their_dates_and_links(fake):
     found = fake.find_resolution("relations")
-    assert found == {"resolutions": [TABLES["resolutions"][1], TABLES["resolutions"][3]], "source_dates": ["1970-10-24"]}
+    assert found == {"resolutions": [TABLES["resolutions"][1], TABLES["resolutions"][3]],
+                     "source_dates": ["1970-10-24"]}
     assert fake.find_resolution("relations", limit=1)["resolutions"] == [TABLES["resolutions"][1]]
     assert fake.get_resolution(" A/RES/2625(XXV) ") == {
         "resolution": TABLES["resolutions"][1], "cites_resolutions": ["A/RES/1514(XV)"],
