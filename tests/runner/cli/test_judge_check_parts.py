@@ -30,7 +30,9 @@ def test_the_defaults_are_twenty_five_scenarios_one_call_at_a_time_into_results_
                                                                                           3, 2, 5)
 
 
-@pytest.mark.parametrize("argv", [["--pack", "p.json"], ["--judge-model", "j"]])
+@pytest.mark.parametrize("argv", [["--pack", "p.json"], ["--judge-model", "j"],
+                                  ["--pack", "p.json", "--judge-model", " "],
+                                  ["--pack", "p.json", "--judge-model", ""]])
 def test_the_pack_and_the_judge_are_required(argv, capsys):
     parser = argparse.ArgumentParser(prog="auditpacks judge-check")
     judge_check.add_arguments(parser)
@@ -121,3 +123,14 @@ BIAS = ["  probe 'longer': 1/3 verdicts flipped = 33%, 95% Wilson 0.06–0.79",
 def test_the_report_gives_each_figure_with_its_interval_then_the_verdict(capsys, changes, lines):
     judge_check.print_report(report(**changes), "jacite", Path("q/j.json"))
     assert capsys.readouterr().out.splitlines() == lines
+
+
+@pytest.mark.parametrize("flag, refused, accepted", [
+    ("--judge-base-url", " ", "http://h/v1"), ("--judge-temperature", "-0.1", "0"), ("--judge-max-tokens", "0", "1"),
+    ("--judge-timeout", "0", "0.001"), ("--limit", "0", "1"), ("--per-question", "0", "1"), ("--seed", "x", "-1"),
+    ("--concurrency", "0", "1"), ("--max-retries", "-1", "0"), ("--retry-backoff", "-0.1", "0"),
+])
+def test_each_bounded_flag_refuses_the_value_just_past_its_bound(flag, refused, accepted, capsys):
+    with pytest.raises(SystemExit):
+        parse(flag, refused)
+    assert getattr(parse(flag, accepted), flag.removeprefix("--").replace("-", "_")) is not None

@@ -115,3 +115,67 @@ def test_shards_that_do_not_make_one_table_are_one_line(tmp_path):
     pq.write_table(pa.Table.from_pylist([{**r, "document_id": 7} for r in rows]), shard)
     with pytest.raises(FormatError, match=r"^data/passages: its files cannot be read as one table"):
         read_graph(copy)
+
+
+def test_a_column_that_casts_stays_arrow_text_and_one_that_does_not_is_spelled_by_python():
+    import pyarrow as pa
+
+    from auditpacks.packs.icj.graph.reader import _as_text
+
+    assert _as_text("label", pa.chunked_array([[1.0, 2.5, None]]), "t.c").to_pylist() == ["1", "2.5", None]
+    assert _as_text("label", pa.chunked_array([[[1, 2], None]]), "t.c").to_pylist() == ["[1, 2]", None]
+    assert _as_text("case_id", pa.chunked_array([[" 7", "pcij-a10"]]), "t.c").to_pylist() == ["007", "pcij-a10"]
+
+
+def test_a_role_the_copy_lacks_is_an_empty_table_of_text_columns():
+    import pyarrow as pa
+
+    from auditpacks.packs.icj.graph.reader import _empty
+
+    empty = _empty(["judge_id", "name"])
+    assert empty.num_rows == 0 and empty.schema == pa.schema([("judge_id", pa.string()), ("name", pa.string())])
+
+
+def test_the_source_hash_covers_the_mapping_files_content(tmp_path):
+    copy, mapping = _copy(tmp_path), tmp_path / "mapping.yaml"
+    hashes = [read_graph(copy).source_hash]
+    for text in ("tables:\n  judge_links: data/bench.parquet\n", "tables:\n  judge_links: data/bench.parquet\n",
+                 "# the bench table\ntables:\n  judge_links: data/bench.parquet\n"):
+        mapping.write_text(text)
+        hashes.append(read_graph(copy, mapping).source_hash)
+    assert hashes[1] == hashes[2] and len({hashes[0], hashes[1], hashes[3]}) == 3
+
+
+@pytest.mark.parametrize("clashing, shown", [(0, None), (1, "a: 1950-01-01, 1986-06-27"),
+                                             (3, "a: 1950-01-01, 1986-06-27; b: 1950-01-01, 1986-06-27; c: 1950-01-01, "
+                                                 "1986-06-27"),
+                                             (4, "a: 1950-01-01, 1986-06-27; b: 1950-01-01, 1986-06-27; c: 1950-01-01, "
+                                                 "1986-06-27; ...")])
+def test_conflicting_dates_are_one_line_naming_the_first_three_ids(clashing, shown):
+    import pyarrow as pa
+
+    from auditpacks.packs.icj.graph.reader import _conflicts
+
+    ids = list("abcd"[:clashing])
+    table = pa.table({"document_id": [*ids, *ids, None, None, "z", "z"],
+                      "date": ["1986-06-27"] * clashing + ["1950-01-01"] * clashing + ["1", "2", "1990-01-01",
+                                                                                     "1990-01-01"]})
+    found = _conflicts("documents", table, "document_id", "date")
+    assert found == ([] if shown is None else [f"documents: {clashing} document_id listed with conflicting dates "
+                                               f"({shown}); each is cut by its latest date"])
+
+
+@pytest.mark.parametrize("name, values, spelled", [
+    ("label", [1, 2.5, None, "x", True], ["1", "2.5", None, "x", "True"]),
+    ("case_id", [" 7", 70, None, "", "pcij-a10"], ["007", "070", None, "", "pcij-a10"]),
+    ("cited_case_id", ["1"], ["001"]), ("label", ["7"], ["7"]),
+    ("date", ["1986-06-27T00:00:00", None], ["1986-06-27", None]), ("term_end", [None, None], [None, None]),
+    ("label", [None, None], [None, None]),
+])
+def test_a_python_column_is_text_with_case_ids_padded_and_dates_as_days(name, values, spelled):
+    import pyarrow as pa
+
+    from auditpacks.packs.icj.graph.reader import _column
+
+    column = _column(name, values, "t.c")
+    assert column.type == pa.string() and column.to_pylist() == spelled

@@ -170,3 +170,20 @@ def test_a_document_listed_twice_with_two_dates_is_refused_naming_it(tmp_path):
     later = cut(graph, "1986-06-28").tables["documents"]
     assert later["document_id"].to_pylist().count(NICARAGUA_MERITS) == 1
     assert dict(zip(later["document_id"].to_pylist(), later["date"].to_pylist()))[NICARAGUA_MERITS] == "1986-06-27"
+
+
+def test_a_left_out_table_names_every_role_it_fits_and_one_no_role_fits_is_no_data(tmp_path):
+    copy = _copy(tmp_path)
+    (copy / "extra").mkdir()
+    pq.write_table(pa.table({"x": [1]}), copy / "extra" / "notes.parquet")
+    assert read_graph(copy).report["skipped"] == [{"file": "extra/notes.parquet", "why": "no role fits its columns",
+                                                   "looks_like_data": False}]
+    cases = pq.read_table(copy / "data" / "cases.parquet")
+    documents = pq.read_table(copy / "data" / "documents.parquet")
+    rows = min(cases.num_rows, documents.num_rows)
+    both = {**{c: cases[c].slice(0, rows) for c in cases.column_names},
+            **{c: documents[c].slice(0, rows) for c in documents.column_names if c not in cases.column_names}}
+    pq.write_table(pa.table(both), copy / "extra" / "both.parquet")
+    skipped = read_graph(copy, allow_partial=True).report["skipped"]
+    assert {"file": "extra/both.parquet", "why": "fits cases, documents, document_case_links, another table was taken",
+            "looks_like_data": True} in skipped
