@@ -34,7 +34,7 @@ class ErrorReply(Exception):
 def _error_message(completion: Any) -> str:
     error = (getattr(completion, "model_extra", None) or {}).get("error")
     message = error.get("message") if isinstance(error, Mapping) else error
-    text = str(message).strip().splitlines()[0][:300] if message else ""
+    text = (str(message).strip().splitlines() or [""])[0][:300] if message else ""
     return f"HTTP 200 without a reply: the server says {text!r}" if text else \
         "HTTP 200 without a reply: no choices and no error message"
 

@@ -135,3 +135,65 @@ def test_a_requests_own_time_limit_replaces_the_policys_per_attempt():
     assert asyncio.run(Model(Slow([]), policy=tight).generate(Request(messages=turn, timeout=5.0))).content == "late"
     with pytest.raises(CallFailed, match="timed out"):
         asyncio.run(Model(Slow([]), policy=tight).generate(Request(messages=turn)))
+
+
+class Renamed(Scripted):
+    """A provider whose replies an earlier version cached under another key."""
+
+    def old_cache_key(self, body: dict, request: Request) -> dict:
+        return {"api": "scripted-v1", "messages": body["messages"]}
+
+
+def test_a_reply_cached_under_the_earlier_key_answers_without_the_provider(tmp_path):
+    cache = ResponseCache(tmp_path)
+    cache.put({"api": "scripted-v1", "messages": [{"role": "user", "content": "q"}]},
+              {"content": "stored", "input_tokens": 4, "output_tokens": 1, "finish_reason": "length"})
+    api = Renamed([Reply("never")])
+    reply = ask(Model(api, policy=FAST, cache=cache))
+    assert (reply.content, reply.truncated, reply.cached, api.steps) == ("stored", True, True, ["build"])
+    fresh = Renamed([Reply("new")])
+    assert ask(Model(fresh, policy=FAST, cache=cache), "other").content == "new"
+    assert ask(Model(Renamed([]), policy=FAST, cache=cache), "other").cached   # now under the current key
+
+
+def test_the_providers_key_is_blanked_out_of_the_error_in_process():
+    api = Scripted([ValueError(f"bad key {SECRET}")])
+    api.secret = SECRET
+    with pytest.raises(CallFailed) as failed:
+        ask(Model(api, policy=FAST))
+    assert str(failed.value) == "ValueError: bad key [api key] (not retried)"
+
+
+class Uncacheable(Scripted):
+    """A provider with no cache address: it is asked for none when the run has no cache."""
+
+    def cache_key(self, body: dict, request: Request) -> dict:
+        raise AssertionError("a cache address asked for without a cache")
+
+
+def test_without_a_cache_no_cache_address_is_asked():
+    assert ask(Model(Uncacheable([Reply("ok")]), policy=FAST)).content == "ok"
+
+
+class Silent(Scripted):
+    """A provider whose attempts never end."""
+
+    async def call(self, body: dict, request: Request) -> Reply:
+        await asyncio.Event().wait()
+
+
+def test_a_requests_own_time_limit_holds_when_the_policy_has_none():
+    endless = RetryPolicy(max_retries=0, backoff=0.0, timeout=None)
+    turn = Request(messages=[{"role": "user", "content": "q"}], timeout=0.01)
+    with pytest.raises(CallFailed, match=r"^gave up after 1 attempt: timed out after 0\.01 s$"):
+        asyncio.run(Model(Silent([]), policy=endless).generate(turn))
+
+
+def test_a_providers_defaults_refuse_what_it_must_provide_and_do_nothing_else():
+    api, turn = ModelAPI(), Request(messages=[])
+    for step in (lambda: api.build(turn), lambda: api.cache_key({}, turn), lambda: asyncio.run(api.call({}, turn))):
+        with pytest.raises(NotImplementedError):
+            step()
+    assert api.old_cache_key({}, turn) is None and asyncio.run(api.before_call()) is None
+    assert api.check(who="target", hint="--base-url") is None
+    assert (api.secret, api.needs_facts, api.facts_optional, api.cache_marks) == (None, False, False, False)

@@ -4,10 +4,14 @@ secrets blanked out of errors, and the figures ``stats`` adds."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from auditpacks.runner.models.cache import ResponseCache
 from auditpacks.runner.models.errors import RunError
 from auditpacks.runner.models.model import Model, ModelAPI, endpoint_down, secret_scrubber
+from auditpacks.runner.models.reply import Reply, Request
 from auditpacks.runner.models.retry import CallFailed, RetryPolicy
 from auditpacks.runner.models.usage import Usage
 
@@ -108,3 +112,33 @@ def test_the_stats_add_usage_and_served_names_only_when_there_are_some():
     assert model.stats() == {**base, "usage": {**Usage(output=3).to_dict()}, "served_models": {"m-q4": 2}}
     model.usage = Usage(input=5)
     assert model.stats()["usage"]["input"] == 5
+
+
+class Answering(Facts):
+    """A provider that needs facts (unless ``needs`` is off) and answers every request."""
+
+    def build(self, request):
+        return {"messages": request.messages}
+
+    def cache_key(self, body, request):
+        return {"api": "answering", **body}
+
+    async def call(self, body, request):
+        return Reply("a")
+
+
+@pytest.mark.parametrize("needs, known, cached, optional, asked", [
+    (False, None, False, False, 0),   # a provider without facts is not asked before its requests
+    (True, {"digest": "d"}, False, False, 0),   # facts read already are not read again
+    (True, None, False, False, 1),
+    (True, None, True, False, 1),
+    (True, None, True, True, 1),   # optional facts the cache does not hold: asked
+    (True, None, False, True, 0),   # optional facts without a cache: the request goes without them
+])
+def test_a_request_reads_the_facts_it_needs_first(tmp_path, needs, known, cached, optional, asked):
+    api = Answering({"digest": "new"}, needs=needs, optional=optional)
+    api.facts = known
+    model = Model(api, policy=RetryPolicy(), cache=ResponseCache(tmp_path) if cached else None)
+    turn = Request(messages=[{"role": "user", "content": "q"}])
+    assert asyncio.run(model.generate(turn)).content == "a" and api.asked == asked
+    assert api.facts == (known or ({"digest": "new"} if asked else None))
