@@ -165,8 +165,9 @@ class ReadReport:
     findings: list[str] = field(default_factory=list)  # other problems a reader found in what it read
 
     def _rel(self, path: Path | str) -> str:
-        path = Path(path)
-        return path.relative_to(self.root).as_posix() if path.is_absolute() else path.as_posix()
+        path = Path(path)  # a source folder given relative (``--source copy``) gives relative paths under it
+        inside = path.is_absolute() or path.is_relative_to(self.root)
+        return path.relative_to(self.root).as_posix() if inside else path.as_posix()
 
     def table(self, name: str, files: list[Path], rows: int, *, declared_as: tuple[str, ...] = ()) -> None:
         """Record that table ``name`` (its ``files``) was read with ``rows`` rows; ``declared_as``: other names

@@ -2,6 +2,7 @@
 back, the manifest's sha256 checked, and every malformed file refused in one line naming the record."""
 
 import hashlib
+import io
 import json
 
 import pytest
@@ -120,3 +121,42 @@ def test_no_such_file(tmp_path):
     with pytest.raises(PackError) as err:
         scan(tmp_path / "gone.json")
     assert str(err.value) == f"{tmp_path / 'gone.json'}: no such pack file"
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[{"name": "a", "description": ""}, {"name": "b", "description": ""}, 3]', "p.json: record #2 is not a scenario object"),
+    ('[{"name": "a", "description": ""}]x', "p.json: extra data after the list at byte 34"),
+    ('[]x', "p.json: extra data after the list at byte 2"),
+    (b'\xefAB[]', "p.json: a pack is a JSON list of scenarios"),  # a first byte EF without the rest of a BOM
+])
+def test_malformed_ends_and_starts_name_the_record_and_byte(tmp_path, text, message):
+    with pytest.raises(PackError) as err:
+        scan(write(tmp_path / "p.json", text, manifest=False))
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("record, kind", [(None, "null"), ([], "a list"), ("s", "a str")])
+def test_a_record_that_is_not_an_object_says_what_it_is(tmp_path, record, kind):
+    """What ``load_pack`` asks of every record it has parsed."""
+    with pytest.raises(PackError) as err:
+        stream.check_shape(tmp_path / "p.json", 4, record)
+    assert str(err.value) == f"p.json: record #4 is {kind}, not a scenario object"
+
+
+def test_a_manifest_that_is_missing_or_a_folder_is_one_line(tmp_path):
+    with pytest.raises(PackError) as err:
+        stream.read_manifest(tmp_path / "p.manifest.json")
+    assert str(err.value) == "p.manifest.json: manifest not found"
+    (tmp_path / "p.manifest.json").mkdir()
+    with pytest.raises(PackError) as err:
+        stream.read_manifest(tmp_path / "p.manifest.json")
+    assert str(err.value) == "p.manifest.json: manifest is a folder, not a file"
+
+
+def test_the_file_is_read_a_chunk_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(stream, "CHUNK", 3)
+    reader = stream._Reader(io.BytesIO(b"abcdefgh"), hashlib.sha256())
+    assert reader.more(0) and (bytes(reader.buf), reader.base) == (b"abc", 0)
+    assert reader.more(2) and (bytes(reader.buf), reader.base) == (b"cdef", 2)  # the bytes before offset 2 forgotten
+    assert reader.more(2) and not reader.more(2)
+    assert reader.digest.hexdigest() == hashlib.sha256(b"abcdefgh").hexdigest()
