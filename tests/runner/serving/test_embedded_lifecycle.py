@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import urllib.error
+import weakref
 from pathlib import Path
 
 import pytest
@@ -210,7 +211,8 @@ def test_a_model_used_as_a_context_manager_stops_on_exit(launch):
     assert "terminate" in child.calls and model.root_url is None
 
 
-def test_models_left_running_at_exit_are_stopped(launch):
+def test_models_left_running_at_exit_are_stopped(launch, monkeypatch):
+    monkeypatch.setattr(embedded, "_LIVE", weakref.WeakSet())  # never the real models this process runs
     child = Child()
     model = launch(child)
     embedded._stop_leftovers()
