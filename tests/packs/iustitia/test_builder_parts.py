@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from auditpacks.core.errors import PackError
 from auditpacks.packs.codebook import section
-from auditpacks.packs.iustitia.builder import Comparison, _short, add_arguments, diff, state_lines, task_scenario
+from auditpacks.packs.iustitia.builder import (Comparison, _short, add_arguments, diff, select, state_lines,
+                                                task_scenario)
 from auditpacks.packs.iustitia.tasks import Task
 
 CB = section("iustitia")
@@ -183,3 +185,37 @@ def test_the_comparison_counts_fields_and_keeps_the_first_example(tmp_path, caps
         "compared 2 scenarios with published.json: 2 differing fields, 1 only here, 1 only published "
         "(expected when this build is filtered)\n  notes: 1 scenarios, e.g. a\n  severity: 2 scenarios, e.g. a\n"
         "details in pack.compare.json\n")
+
+
+INDEX = [{"task_id": f"u{i}::Q{i % 2}", "question_id": f"Q{i % 2}"} for i in range(5)]
+
+
+def ids(rows):
+    return [row["task_id"] for row in rows]
+
+
+@pytest.mark.parametrize("options, chosen", [
+    ({}, ["u0::Q0", "u1::Q1", "u2::Q0", "u3::Q1", "u4::Q0"]),
+    ({"smoke_ids": ["u3::Q1", "u0::Q0"]}, ["u3::Q1", "u0::Q0"]),
+    ({"smoke_ids": ["u3::Q1", "u0::Q0"], "limit": 1}, ["u3::Q1"]),
+    ({"limit": 2}, ["u0::Q0", "u1::Q1"]),
+    ({"limit": 9, "allow_fewer": True}, ["u0::Q0", "u1::Q1", "u2::Q0", "u3::Q1", "u4::Q0"]),
+])
+def test_select_keeps_smoke_tasks_in_their_order_then_the_limit(options, chosen):
+    assert ids(select(INDEX, **options)) == chosen
+
+
+def test_select_samples_one_task_per_question():
+    chosen = select(INDEX, per_question=1, seed=3)
+    assert sorted(row["question_id"] for row in chosen) == ["Q0", "Q1"]
+    assert ids(chosen) == ids(select(INDEX, per_question=1, seed=3))
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"smoke_ids": ["u0::Q0", "u9::Q9"]}, "smoke task u9::Q9 is not an eligible task of this track"),
+    ({"smoke_ids": []}, "smoke task (none) is not an eligible task of this track"),
+    ({"limit": 9}, "iustitia --limit 9"),
+])
+def test_select_refuses_missing_smoke_tasks_and_too_few_for_the_limit(options, message):
+    with pytest.raises(PackError, match=re.escape(message)):
+        select(INDEX, **options)
