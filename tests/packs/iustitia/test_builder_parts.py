@@ -219,3 +219,22 @@ def test_select_samples_one_task_per_question():
 def test_select_refuses_missing_smoke_tasks_and_too_few_for_the_limit(options, message):
     with pytest.raises(PackError, match=re.escape(message)):
         select(INDEX, **options)
+
+
+@pytest.mark.parametrize("argv, filters", [
+    ((), {"track": "full", "clef_supported_only": False, "smoke": False, "per_question": None, "seed": 0,
+          "limit": None}),
+    (("--track", "le26", "--per-question", "1", "--seed", "4", "--limit", "2"),
+     {"track": "le26", "clef_supported_only": True, "smoke": False, "per_question": 1, "seed": 4, "limit": 2}),
+])
+def test_the_manifest_records_the_filters_and_the_pack_settings(tmp_path, argv, filters):
+    from tests.support.iustitia import build_pack, manifest
+
+    build_pack(tmp_path, *argv)
+    written = manifest(tmp_path)
+    assert written["filters"] == {"is_canonical": True, **filters}
+    assert (written["dataset"], written["grading"], written["track"], written["seed"]) == (
+        "Kushtrim/iustitia-marigonae", {"judge": "choice_match"}, filters["track"], filters["seed"])
+    assert written["answer"] == {"format": "an option key on the first line, then a short quote from the judgment",
+                                 "tokens": 70}
+    assert "smoke_missing" not in written
