@@ -4,6 +4,7 @@ comments, and the empty values the target's flags refuse."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -83,8 +84,63 @@ def test_a_judge_model_named_by_the_python_api_is_one_model():
     assert run_args.judge_models(argparse.Namespace(judge_model="judge")) == ["judge"]
 
 
-@pytest.mark.parametrize("flag", ["--target", "--base-url"])
+@pytest.mark.parametrize("flag", ["--target", "--base-url", "--api-key"])
 def test_an_empty_target_or_server_is_refused(flag, capsys):
     with pytest.raises(SystemExit):
         parse(flag, " ")
     assert "must not be empty" in capsys.readouterr().err
+
+
+#: the flags whose help runs over several lines of source, each help whole (as ``auditpacks run --help`` shows it)
+LONG_HELP = {
+    "--provider": "openai (the default), vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq "
+                  "(OpenAI-compatible, our own client); ollama (native API: num_ctx fitted per prompt; also chosen "
+                  "when --base-url answers Ollama's /api/version and --provider is not given); any other any-llm "
+                  "provider (anthropic, gemini, mistral, ...) through simpleaudit",
+    "--base-url": "the server, e.g. http://localhost:8000/v1 (OpenAI-compatible) or http://localhost:11434 (--provider "
+                  "ollama); give it several times for replicas of one model: each document goes to one of them "
+                  "(rendezvous hashing), a failing one is taken out",
+    "--endpoint-assignment": "several endpoints: document (each document to one endpoint, the default) or random (each "
+                             "request anywhere; a baseline for comparison)",
+    "--judge-model": "judge model for LLM judges (checklist); `embedded`: the embedded local model (a plumbing check, "
+                     "see docs/judges.md); given again, a panel: each further judge grades the same transcripts (on "
+                     "the same judge server and provider)",
+    "--judge-max-tokens": "judge reply cap (default 1024; 1536 for the embedded model, whose small tokenizer spends "
+                          "more tokens per quoted character)",
+    "--auditor-model": "model writing follow-up turns (default: the judge model; needed with --max-turns > 1 and a "
+                       "code judge); `embedded`: the embedded local model",
+    "--repeats": "run every scenario N times as rounds 1..N, round N decoding with seed + N - 1 (default 1)",
+    "--temperature": "target temperature (default: the pack's run settings, else 0); part of the run id",
+    "--wait-ready": "wait up to SECONDS for the first endpoint to be ready (GET /models or /health); with several, "
+                    "those still loading join the pool once ready (default: no wait)",
+    "--out": "output folder (default results/<pack>/, the pack file's name without .json)",
+    "--log-progress": "progress as plain lines stamped with the UTC time, every 5% and at least once a minute, for job "
+                      "logs (even with --quiet or on a terminal)",
+    "--prompt-order": "chat prompts: documents first and the question last, so a prefix-caching server reads each "
+                      "document once; stock is simpleaudit's order (default auto: document-first when the scenarios "
+                      "have documents)",
+    "--slot-pinning": "send llama.cpp's id_slot so each worker keeps its document in one server slot (default: on for "
+                      "the embedded model and --provider llamacpp only)",
+    "--batch-questions": "decision runs: questions on one state per System One request (default 64; 1: one question "
+                         "per request)",
+    "--dry-run": "send nothing: print per model the scenarios, documents, tokens, and the cost and time of a plain, "
+                 "prompt-cached, batch and batch+cached run (see docs/hosted.md)",
+    "--prompt-cache": "send each document's prompt_cache_key to any OpenAI-compatible endpoint (a proxy or gateway), "
+                      "not only OpenAI's own; --no-prompt-cache sends neither it nor Anthropic's cache marks",
+    "--pilot": "with --dry-run and one --target: run the first N scenarios for real, read their usage and re-quote "
+               "the whole selection from it",
+    "--batch-api": "send the run as OpenAI Batch or Anthropic Message Batches jobs (half price; resumable: a rerun "
+                   "re-attaches to submitted batches)",
+    "--no-probe": "decision runs: do not probe the endpoint (schema, option order, determinism, state window) before "
+                  "the first scenario",
+}
+
+
+@pytest.mark.parametrize("flag", LONG_HELP)
+def test_a_long_help_is_shown_whole(flag):
+    wide = argparse.ArgumentParser(prog="auditpacks run", formatter_class=lambda prog: argparse.HelpFormatter(
+        prog, width=2000, max_help_position=2000))
+    add_run_arguments(wide)
+    shown = " ".join(wide.format_help().split())
+    assert re.search(rf"{re.escape(flag)}\S*( [A-Z_]+| {{[a-z,-]+}}|, --no-[a-z-]+)? {re.escape(LONG_HELP[flag])}"
+                     r"( --| [a-z ]+:|$)", shown)

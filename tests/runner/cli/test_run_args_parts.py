@@ -93,12 +93,7 @@ def test_the_pack_is_required_only_where_asked():
     "prompt caching and batching:",
     "--target TARGET model name (e.g. gpt-4o-mini, qwen3:8b, clef)",
     "--provider PROVIDER openai (the default), vllm, llamacpp, openrouter, lmstudio, deepseek, together, groq",
-    "(OpenAI-compatible, our own client); ollama (native API: num_ctx fitted per prompt; also chosen when --base-url "
-    "answers Ollama's /api/version and --provider is not given); any other any-llm provider (anthropic, gemini, "
-    "mistral, ...) through simpleaudit --base-url URL",
     "--base-url URL the server, e.g. http://localhost:8000/v1 (OpenAI-compatible)",
-    "(--provider ollama); give it several times for replicas of one model: each document goes to one of them "
-    "(rendezvous hashing), a failing one is taken out --endpoints",
     "--endpoints FILE a file of further endpoint URLs, one a line (# comments), as if each were a --base-url",
     "--endpoint-assignment {document,random} several endpoints: document (each document to one endpoint",
     "--api-key API_KEY key for the target (default: the provider's environment variable)",
