@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from auditpacks.core.registry import JUDGES
 from auditpacks.runner.cli import run_args
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
@@ -19,6 +20,14 @@ def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="auditpacks run")
     add_run_arguments(parser)
     return parser.parse_args(["--pack", "p.json", *argv])
+
+
+def shown_help() -> str:
+    """``auditpacks run --help`` on one line, each flag's help unwrapped."""
+    wide = argparse.ArgumentParser(prog="auditpacks run", formatter_class=lambda prog: argparse.HelpFormatter(
+        prog, width=2000, max_help_position=2000))
+    add_run_arguments(wide)
+    return " ".join(wide.format_help().split())
 
 
 def test_every_flag_lands_in_its_place_in_the_run_config():
@@ -84,8 +93,8 @@ def test_a_judge_model_named_by_the_python_api_is_one_model():
     assert run_args.judge_models(argparse.Namespace(judge_model="judge")) == ["judge"]
 
 
-@pytest.mark.parametrize("flag", ["--target", "--base-url", "--api-key"])
-def test_an_empty_target_or_server_is_refused(flag, capsys):
+@pytest.mark.parametrize("flag", ["--target", "--base-url", "--api-key", "--decision-url", "--judge-model"])
+def test_an_empty_model_server_or_key_is_refused(flag, capsys):
     with pytest.raises(SystemExit):
         parse(flag, " ")
     assert "must not be empty" in capsys.readouterr().err
@@ -138,9 +147,14 @@ LONG_HELP = {
 
 @pytest.mark.parametrize("flag", LONG_HELP)
 def test_a_long_help_is_shown_whole(flag):
-    wide = argparse.ArgumentParser(prog="auditpacks run", formatter_class=lambda prog: argparse.HelpFormatter(
-        prog, width=2000, max_help_position=2000))
-    add_run_arguments(wide)
-    shown = " ".join(wide.format_help().split())
+    shown = shown_help()
     assert re.search(rf"{re.escape(flag)}\S*( [A-Z_]+| {{[a-z,-]+}}|, --no-[a-z-]+)? {re.escape(LONG_HELP[flag])}"
                      r"( --| [a-z ]+:|$)", shown)
+
+
+def test_a_decision_endpoint_may_offer_as_few_as_two_options():
+    assert config_from_args(parse("--max-options", "2")).target.max_options == 2
+
+
+def test_the_judge_help_names_every_judge():
+    assert f"--judge JUDGE {', '.join(JUDGES)} (default: the pack's own grader)" in shown_help()
