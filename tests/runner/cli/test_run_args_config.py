@@ -152,8 +152,16 @@ def test_a_long_help_is_shown_whole(flag):
                      r"( --| [a-z ]+:|$)", shown)
 
 
-def test_a_decision_endpoint_may_offer_as_few_as_two_options():
-    assert config_from_args(parse("--max-options", "2")).target.max_options == 2
+@pytest.mark.parametrize("flag, lowest, value", [
+    ("--max-options", "2", 2), ("--judge-max-tokens", "1", 1), ("--auditor-max-tokens", "1", 1),
+    ("--judge-timeout", "0.5", 0.5), ("--max-turns", "1", 1), ("--per-question", "1", 1), ("--limit", "0", 0),
+    ("--seed", "-5", -5), ("--max-tokens", "1", 1), ("--concurrency", "1", 1), ("--timeout", "0.5", 0.5),
+    ("--max-retries", "0", 0), ("--retry-backoff", "0", 0.0), ("--stop-after", "0", 0), ("--wait-ready", "0", 0.0),
+    ("--batch-questions", "1", 1), ("--pilot", "1", 1), ("--batch-poll", "0", 0.0), ("--judge-temperature", "0", 0.0),
+    ("--temperature", "0", 0.0),
+])
+def test_each_bounded_flag_takes_its_lowest_value(flag, lowest, value):
+    assert getattr(parse(flag, lowest), flag.removeprefix("--").replace("-", "_")) == value
 
 
 def test_the_judge_help_names_every_judge():
