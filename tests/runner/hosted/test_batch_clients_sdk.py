@@ -44,10 +44,15 @@ def openai_client(calls: list, batch=None, files: dict[str, bytes] | None = None
               batches=Recorder(calls, create=NS(id="batch-1"), retrieve=batch))
 
 
-def openai_batches(client) -> OpenAIBatches:
-    batches = OpenAIBatches(base_url="http://h/v1", api_key="k")
+def over(kind, base_url: str, client):
+    """A ``kind`` batches client whose SDK client is ``client``."""
+    batches = kind(base_url=base_url, api_key="k")
     batches.client = client
     return batches
+
+
+def openai_batches(client) -> OpenAIBatches:
+    return over(OpenAIBatches, "http://h/v1", client)
 
 
 def test_a_submit_uploads_one_jsonl_line_per_request_and_opens_a_24h_batch():
@@ -117,9 +122,7 @@ def anthropic_client(calls: list, batch=None, lines: bytes = b"") -> NS:
 
 
 def anthropic_batches(client) -> AnthropicBatches:
-    batches = AnthropicBatches(base_url="http://h", api_key="k")
-    batches.client = client
-    return batches
+    return over(AnthropicBatches, "http://h", client)
 
 
 def test_an_anthropic_submit_sends_each_request_with_its_id():
