@@ -7,9 +7,10 @@ entry point), each with its reason. A module's tests are its mirrored test files
 ``tests/judges/statistics/test_stats_*.py``;
 ``auditpacks/core/redact.py`` → ``tests/core/test_redact*.py``), whatever folder the module
 is in, plus the few other test files in :data:`EXTRAS` that exercise parts the mirrored ones
-do not, less the few in :data:`SLOW` (minutes a mutant). :func:`problems` lists the entries of these tables and
-of :data:`SKIP` and :data:`BY_PATH` that no longer name an existing file, so a module moved or a test renamed
-shows at once (``tests/scripts/test_mutation_map.py``).
+do not, less the few in :data:`SLOW` (minutes a mutant) and, for one module, those in :data:`SLOW_FOR` (its
+integration tests, where its in-process tests pin the same behaviour). :func:`problems` lists the entries of these
+tables and of :data:`SKIP` and :data:`BY_PATH` that no longer name an existing file, so a module moved or a test
+renamed shows at once (``tests/scripts/test_mutation_map.py``).
 """
 
 from __future__ import annotations
@@ -74,6 +75,13 @@ SLOW = {
 }
 
 
+#: Module → its test files not run against its mutants, each with its reason: integration tests that build runs
+#: against fake servers or drive the CLI in a child process (seconds a mutant, mostly fixtures mutmut rebuilds for
+#: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
+#: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
+SLOW_FOR: dict[str, dict[str, str]] = {}
+
+
 def modules(root: Path = ROOT) -> list[str]:
     """Every module mutation testing covers, as a path from the repository root, sorted."""
     found = []
@@ -104,21 +112,24 @@ def mirrored(module: str, root: Path = ROOT) -> list[str]:
 
 
 def tests_for(module: str, root: Path = ROOT) -> list[str]:
-    """The test files that exercise ``module``: its mirrored ones, then its extras (never the :data:`SLOW` ones)."""
-    found = [t for t in mirrored(module, root) if t not in SLOW]
-    return found + [t for t in EXTRAS.get(module, []) if t not in found]
+    """The test files that exercise ``module``: its mirrored ones, then its extras (never the :data:`SLOW` ones, nor
+    its own in :data:`SLOW_FOR`)."""
+    left_out = SLOW.keys() | SLOW_FOR.get(module, {}).keys()
+    found = [t for t in mirrored(module, root) if t not in left_out]
+    return found + [t for t in EXTRAS.get(module, []) if t not in found and t not in left_out]
 
 
 def problems(root: Path = ROOT) -> list[str]:
-    """Entries of :data:`SKIP`, :data:`SLOW`, :data:`BY_PATH` and :data:`EXTRAS` that name no existing file (a module
-    moved, a test renamed)."""
+    """Entries of :data:`SKIP`, :data:`SLOW`, :data:`BY_PATH`, :data:`EXTRAS` and :data:`SLOW_FOR` that name no
+    existing file (a module moved, a test renamed)."""
     out = [f"SKIP names {m}, which does not exist" for m in SKIP if not (root / m).is_file()]
     out += [f"SLOW names {t}, which does not exist" for t in SLOW if not (root / t).is_file()]
     out += [f"BY_PATH names {m}, which does not exist" for m in BY_PATH if not (root / m).is_file()]
-    for module, tests in EXTRAS.items():
-        if not (root / module).is_file():
-            out.append(f"EXTRAS names {module}, which does not exist")
-        out += [f"EXTRAS for {module} names {t}, which does not exist" for t in tests if not (root / t).is_file()]
+    for table, entries in (("EXTRAS", EXTRAS), ("SLOW_FOR", SLOW_FOR)):
+        for module, tests in entries.items():
+            if not (root / module).is_file():
+                out.append(f"{table} names {module}, which does not exist")
+            out += [f"{table} for {module} names {t}, which does not exist" for t in tests if not (root / t).is_file()]
     return out
 
 

@@ -57,11 +57,28 @@ def test_stale_entries_are_reported(tmp_path, monkeypatch):
     monkeypatch.setattr(mutation_map, "SKIP", {"auditpacks/gone.py": "why"})
     monkeypatch.setattr(mutation_map, "SLOW", {"tests/test_gone.py": "why"})
     monkeypatch.setattr(mutation_map, "BY_PATH", ("runner/gone.py",))
+    monkeypatch.setattr(mutation_map, "SLOW_FOR", {"runner/gone.py": {"tests/runner/test_gone.py": "why"},
+                                                   "judges/statistics/stats.py": {"tests/judges/test_gone.py": "why"}})
     assert mutation_map.problems() == ["SKIP names auditpacks/gone.py, which does not exist",
                                        "SLOW names tests/test_gone.py, which does not exist",
                                        "BY_PATH names runner/gone.py, which does not exist",
                                        "EXTRAS names judges/gone.py, which does not exist",
-                                       "EXTRAS for judges/gone.py names tests/judges/test_gone.py, which does not exist"]
+                                       "EXTRAS for judges/gone.py names tests/judges/test_gone.py, which does not exist",
+                                       "SLOW_FOR names runner/gone.py, which does not exist",
+                                       "SLOW_FOR for runner/gone.py names tests/runner/test_gone.py, which does not exist",
+                                       "SLOW_FOR for judges/statistics/stats.py names tests/judges/test_gone.py, "
+                                       "which does not exist"]
+
+
+def test_a_modules_slow_tests_are_left_out_of_its_own_runs_only(monkeypatch):
+    """A file in SLOW_FOR is not run against that module's mutants, mirrored or extra; other modules keep it."""
+    stats_tests = mutation_map.tests_for("judges/statistics/stats.py")
+    monkeypatch.setattr(mutation_map, "SLOW_FOR", {"judges/statistics/stats.py": {
+        "tests/judges/statistics/test_stats.py": "why", "tests/judges/iustitia/test_agreement.py": "why"}})
+    assert mutation_map.tests_for("judges/statistics/stats.py") == [
+        t for t in stats_tests if t not in {"tests/judges/statistics/test_stats.py",
+                                            "tests/judges/iustitia/test_agreement.py"}]
+    assert "tests/judges/iustitia/test_agreement.py" in mutation_map.tests_for("judges/choice.py")
 
 
 def test_a_script_the_tests_run_by_path_is_staged_there_and_copied_beside_the_mutants(monkeypatch, tmp_path):
