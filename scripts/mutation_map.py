@@ -87,6 +87,9 @@ SLOW_FOR: dict[str, dict[str, str]] = {
         "tests/runner/cli/test_main_hostile_nonsense.py": "builds and runs packs through the CLI against fake servers",
         "tests/runner/cli/test_main_run_outputs.py": "whole runs against fake servers through the CLI",
     },
+    "runner/cli/run_args.py": {
+        "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack and runs tiny packs against a fake server",
+    },
 }
 
 
