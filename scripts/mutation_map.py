@@ -79,7 +79,18 @@ SLOW = {
 #: against fake servers or drive the CLI in a child process (seconds a mutant, mostly fixtures mutmut rebuilds for
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
-SLOW_FOR: dict[str, dict[str, str]] = {}
+SLOW_FOR: dict[str, dict[str, str]] = {
+    "runner/cli/main.py": {
+        "tests/runner/cli/test_main_exports.py": "builds packs and runs against a fake server in a module fixture",
+        "tests/runner/cli/test_main_fuzz.py": "hypothesis drives every reader through the CLI, and a decision server",
+        "tests/runner/cli/test_main_hostile_input.py": "whole runs against hostile fake servers",
+        "tests/runner/cli/test_main_hostile_nonsense.py": "builds and runs packs through the CLI against fake servers",
+        "tests/runner/cli/test_main_run_outputs.py": "whole runs against fake servers through the CLI",
+    },
+    "runner/cli/run_args.py": {
+        "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack and runs tiny packs against a fake server",
+    },
+}
 
 
 def modules(root: Path = ROOT) -> list[str]:

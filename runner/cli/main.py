@@ -55,7 +55,7 @@ def _add_family(sub, name: str, help_text: str, entries: dict[str, str], handler
             family.add_parser(bench)
             continue
         module = importlib.import_module(module_name)
-        bench_parser = family.add_parser(bench, help=plain((module.__doc__ or "").strip().splitlines()[0]))
+        bench_parser = family.add_parser(bench, help=plain((module.__doc__ or "").strip().partition("\n")[0]))
         module.add_arguments(bench_parser)
         if name == "score":
             bench_parser.add_argument("--json", action="store_true", help=JSON_HELP)

@@ -12,7 +12,6 @@ from auditpacks.runner.cli.main import build_parser, main
 from auditpacks.runner.cli.run_args import config_from_args
 from auditpacks.runner.scenarios import selection
 from tests.judges.icj.test_export import pack  # noqa: F401  (fixture)
-from tests.support.run_config import DEFAULT_PUBLIC
 
 
 def test_manifest_budget_fits_the_longest_reference_answer(pack):  # noqa: F811
@@ -95,20 +94,4 @@ def test_run_refuses_a_limit_over_the_pack_unless_accepted(tmp_path, capsys):
         assert run_here(pack, tmp_path / "fewer", server.base_url, "--limit", "3", "--allow-fewer") == 0
         assert "going on with 2 (--allow-fewer)" in capsys.readouterr().err
     assert run_file(tmp_path / "fewer")["parameters"]["allow_fewer"] is True
-
-
-def test_every_flag_lands_in_the_stored_settings(tmp_path):
-    args = build_parser("run").parse_args([
-        "run", "--pack", str(tmp_path / "p.json"), "--target", "m", "--provider", "ollama", "--base-url",
-        "http://x:11434", "--base-url", "http://y:11434", "--judge-model", "j1", "--judge-model", "j2",
-        "--max-turns", "2", "--limit", "4", "--seed", "7", "--quiet", "--fresh", "--keep-errors", "--shard", "1/2",
-        "--prompt-order", "stock", "--no-probe", "--batch-poll", "5", "--stop-after", "0"])
-    public = config_from_args(args).public()
-    changed = {k: v for k, v in public.items() if v != DEFAULT_PUBLIC.get(k, "not a default")}
-    assert changed == {   # a pack without a manifest: 1,024 output tokens for a named target
-        "target": "m", "provider": "ollama", "base_url": "http://x:11434", "more_base_urls": ["http://y:11434"],
-        "judge_model": "j1", "panel_models": ("j2",), "max_turns": 2, "limit": 4, "seed": 7, "max_tokens": 1024,
-        "resume": False, "retry_errors": False, "shard": "1/2", "prompt_order": "stock", "show_progress": False,
-        "probe": False, "batch_poll_s": 5.0, "stop_after": 0}
-    assert set(public) == set(DEFAULT_PUBLIC)
 

@@ -11,9 +11,11 @@ import pytest
 
 from auditpacks.core.registry import JUDGES
 from auditpacks.runner.cli import run_args
+from auditpacks.runner.cli.main import build_parser
 from auditpacks.runner.cli.run_args import add_run_arguments, config_from_args
 from auditpacks.runner.settings.config import (DecodingConfig, ExecutionConfig, HostingConfig, RolesConfig, RunConfig,
                                                SelectionConfig, TargetConfig)
+from tests.support.run_config import DEFAULT_PUBLIC
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -166,3 +168,20 @@ def test_each_bounded_flag_takes_its_lowest_value(flag, lowest, value):
 
 def test_the_judge_help_names_every_judge():
     assert f"--judge JUDGE {', '.join(JUDGES)} (default: the pack's own grader)" in shown_help()
+
+
+def test_every_flag_lands_in_the_stored_settings(tmp_path):
+    args = build_parser("run").parse_args([
+        "run", "--pack", str(tmp_path / "p.json"), "--target", "m", "--provider", "ollama", "--base-url",
+        "http://x:11434", "--base-url", "http://y:11434", "--judge-model", "j1", "--judge-model", "j2",
+        "--max-turns", "2", "--limit", "4", "--seed", "7", "--quiet", "--fresh", "--keep-errors", "--shard", "1/2",
+        "--prompt-order", "stock", "--no-probe", "--batch-poll", "5", "--stop-after", "0"])
+    public = config_from_args(args).public()
+    changed = {k: v for k, v in public.items() if v != DEFAULT_PUBLIC.get(k, "not a default")}
+    assert changed == {   # a pack without a manifest: 1,024 output tokens for a named target
+        "target": "m", "provider": "ollama", "base_url": "http://x:11434", "more_base_urls": ["http://y:11434"],
+        "judge_model": "j1", "panel_models": ("j2",), "max_turns": 2, "limit": 4, "seed": 7, "max_tokens": 1024,
+        "resume": False, "retry_errors": False, "shard": "1/2", "prompt_order": "stock", "show_progress": False,
+        "probe": False, "batch_poll_s": 5.0, "stop_after": 0}
+    assert set(public) == set(DEFAULT_PUBLIC)
+
