@@ -79,7 +79,11 @@ SLOW = {
 #: against fake servers or drive the CLI in a child process (seconds a mutant, mostly fixtures mutmut rebuilds for
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
-SLOW_FOR: dict[str, dict[str, str]] = {}
+SLOW_FOR: dict[str, dict[str, str]] = {
+    "runner/reporting/exports/source.py": {
+        "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
+                                                         "server in a module fixture: ~12 s a mutant"},
+}
 
 
 def modules(root: Path = ROOT) -> list[str]:
