@@ -11,7 +11,7 @@ import pytest
 from auditpacks.runner.reporting.exports import eee
 from auditpacks.runner.reporting.exports.eee_schemas import load_schemas
 from auditpacks.runner.reporting.exports.source import Dataset, ExportError
-from tests.runner.reporting.exports.test_inspect_log import hand_source
+from tests.runner.reporting.exports.test_inspect_log_parts import hand_source
 
 
 @pytest.fixture
