@@ -80,6 +80,9 @@ SLOW = {
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
 SLOW_FOR: dict[str, dict[str, str]] = {
+    "runner/reporting/exports/eee.py": {
+        "tests/runner/reporting/exports/test_eee.py": "exports four runs built against fake servers in session "
+                                                      "fixtures and runs the package's validator: ~12 s a mutant"},
     "runner/reporting/exports/inspect_log.py": {
         "tests/runner/reporting/exports/test_inspect_log.py": "exports four runs built against fake servers in "
                                                               "session fixtures: ~12 s a mutant"},

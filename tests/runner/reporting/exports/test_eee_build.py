@@ -20,7 +20,8 @@ def schemas(eee_wheel):
 
 
 @pytest.mark.parametrize("text, component", [("tiny", "tiny"), ("a/b:c?", "a_b_c_"), ("name. ", "name"),
-                                             ("...", "_"), ("data", "_data"), ("data.", "_data")])
+                                             ("...", "_"), ("data", "_data"), ("data.", "_data"),
+                                             ("model X", "model X")])
 def test_a_path_component_is_portable(text, component):
     assert eee._component(text) == component
 
