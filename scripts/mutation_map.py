@@ -90,6 +90,15 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     "runner/cli/run_args.py": {
         "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack and runs tiny packs against a fake server",
     },
+    "runner/reporting/exports/eee.py": {
+        "tests/runner/reporting/exports/test_eee.py": "exports four runs built against fake servers in session "
+                                                      "fixtures and runs the package's validator: ~12 s a mutant"},
+    "runner/reporting/exports/inspect_log.py": {
+        "tests/runner/reporting/exports/test_inspect_log.py": "exports four runs built against fake servers in "
+                                                              "session fixtures: ~12 s a mutant"},
+    "runner/reporting/exports/source.py": {
+        "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
+                                                         "server in a module fixture: ~12 s a mutant"},
 }
 
 

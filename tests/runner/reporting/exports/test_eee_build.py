@@ -11,7 +11,7 @@ import pytest
 from auditpacks.runner.reporting.exports import eee
 from auditpacks.runner.reporting.exports.eee_schemas import load_schemas
 from auditpacks.runner.reporting.exports.source import Dataset, ExportError
-from tests.runner.reporting.exports.test_inspect_log import hand_source
+from tests.runner.reporting.exports.test_inspect_log_parts import hand_source
 
 
 @pytest.fixture
@@ -20,7 +20,8 @@ def schemas(eee_wheel):
 
 
 @pytest.mark.parametrize("text, component", [("tiny", "tiny"), ("a/b:c?", "a_b_c_"), ("name. ", "name"),
-                                             ("...", "_"), ("data", "_data"), ("data.", "_data")])
+                                             ("...", "_"), ("data", "_data"), ("data.", "_data"),
+                                             ("model X", "model X")])
 def test_a_path_component_is_portable(text, component):
     assert eee._component(text) == component
 
