@@ -90,6 +90,12 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     "runner/cli/run_args.py": {
         "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack and runs tiny packs against a fake server",
     },
+    "runner/hosted/plan.py": {
+        "tests/runner/hosted/test_plan.py": "`auditpacks run --dry-run` through the CLI beside a fake server: "
+                                            "~5 s a mutant",
+        "tests/runner/hosted/test_plan_bill.py": "whole runs against fake providers, live and in batches: "
+                                                 "~20 s a mutant",
+    },
     "runner/reporting/exports/eee.py": {
         "tests/runner/reporting/exports/test_eee.py": "exports four runs built against fake servers in session "
                                                       "fixtures and runs the package's validator: ~12 s a mutant"},

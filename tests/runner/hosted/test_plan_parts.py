@@ -1,5 +1,6 @@
-"""The quote's parts in process, by hand: the cached share of a prefix, a marked prefix, the reply length and
-its cap, the time each way takes, one model's quote with and without a price, and the quote's records."""
+"""The quote's parts in process, by hand: the expected usage, a shared prefix, the cached share of a prefix, a
+marked prefix, the reply length and its cap, the time each way takes, one model's quote with and without a price,
+the quote's records, and document-first against stock order."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import pytest
 
 from auditpacks.runner.hosted import plan
 from auditpacks.runner.hosted.plan import (
-    Document, ModelQuote, Prompt, Quote, cached_tokens, documents, marked_prefix, marks_for, quote, quote_model,
-    reply_scale, reply_tokens)
+    Document, ModelQuote, Prompt, Quote, cached_tokens, documents, expected_usage, marked_prefix, marks_for, quote,
+    quote_model, reply_scale, reply_tokens)
 from auditpacks.runner.hosted.prices import Price, PriceTable, load
-from auditpacks.runner.hosted.tokens import Counter, counter
+from auditpacks.runner.hosted.tokens import ESTIMATE, Counter, counter
 from auditpacks.runner.models.usage import Usage
 from tests.support.hosted_pack import write_hosted_pack, write_prices
 from tests.support.run_config import run_config
@@ -30,6 +31,50 @@ def table(*rows: Price, **defaults) -> PriceTable:
     return PriceTable("2026-12-01", "USD", 2.0, defaults, {row.model: row for row in rows}, "/x/prices.yaml")
 
 
+def test_expected_usage_by_hand():
+    docs = [Document("a", prompts=[2000, 2100, 2050], prefix=1800), Document("b", prompts=[500], prefix=0),
+            Document("c", prompts=[1100, 1100], prefix=1000)]
+    # a: first request writes 1800, the next two read 1800 each; b: nothing shared; c: 1000 < 1024, not cached
+    assert expected_usage(docs, output=10, cache_min=1024) == Usage(
+        input=2000 + 2100 + 2050 + 500 + 2200, cached_input=3600, cache_write=1800, output=60)
+    assert expected_usage(docs, output=10, cache_min=None) == Usage(input=8850, output=60)
+
+
+def test_shared_prefix_is_what_a_documents_prompts_begin_with():
+    count = counter("unlisted-model")
+    assert count.label == ESTIMATE
+    head = "x" * 400   # 100 tokens by the estimate
+    items = [Prompt("d", head + "a" * 40, [{"role": "user", "content": head + "a" * 40}]),
+             Prompt("d", head + "b" * 80, [{"role": "user", "content": head + "b" * 80}]),
+             Prompt("e", "alone", [{"role": "user", "content": "alone"}])]
+    d, e = documents(items, count)
+    assert (d.prompts, d.prefix) == ([4 + 110, 4 + 120], 100)
+    assert (e.prompts, e.prefix) == ([4 + 2], 0)   # one request: nothing to share
+    assert [d.key, e.key] == ["d", "e"]
+
+
+def test_a_shared_prefix_spanning_messages_counts_each_whole_message_template():
+    items = [Prompt("d", "s" * 39 + "\x00" + "x" * 400 + end, [{"role": "system", "content": "s" * 39},
+                                                             {"role": "user", "content": "x" * 400 + end}])
+             for end in ("a" * 8, "b" * 8)]
+    (doc,) = documents(items, BYTES)
+    assert doc.prompts == [(4 + 9) + (4 + 102)] * 2 and doc.prefix == 440 // 4 + 4   # the system message's 4
+
+
+@pytest.mark.parametrize("marks", [False, True])
+def test_every_document_of_two_prompts_or_more_gets_its_prefix_whatever_comes_before(marks):
+    items = [prompt("a", "y" * 40, marks)] + [prompt(key, "x" * 400, marks) for key in ("b", "b", "c", "c")]
+    assert [(d.key, d.prefix) for d in documents(items, BYTES, marks=marks)] == \
+        [("a", 0), ("b", 100 + 4 * marks), ("c", 100 + 4 * marks)]   # marked: the message's template too
+
+
+def test_without_a_step_a_cache_holds_the_prefix_to_the_token():
+    assert cached_tokens(101, 100) == 101
+    docs = [Document("a", [1100, 1100], 1025)]
+    assert expected_usage(docs, output=0, cache_min=1024).cached_input == 1025
+    assert expected_usage(docs, output=0, cache_min=1024, step=128).cached_input == 1024
+
+
 @pytest.mark.parametrize("prefix, minimum, step, cached", [
     (99, 100, 1, 0), (100, 100, 128, 100), (355, 100, 128, 356 - 128), (356, 100, 128, 356), (150, 100, 0, 150),
     (0, 0, 1, 0),
@@ -47,6 +92,12 @@ def test_a_marked_prefix_counts_every_message_before_the_mark_and_the_marked_mes
                                            {"text": "b" * 8, "cache_control": MARK}, {"text": "c" * 8}]}]
     assert marked_prefix(marked, BYTES) == 4 + 2 + 2   # up to the last mark
     assert marked_prefix([{"role": "user", "content": "no marks"}], BYTES) == 0
+
+
+def test_a_marked_prefix_adds_up_every_earlier_message_even_one_without_content():
+    messages = [{"role": "system", "content": "s" * 40}, {"role": "assistant", "content": None},
+                {"role": "user", "content": [{"text": "d" * 8, "cache_control": MARK}]}]
+    assert marked_prefix(messages, BYTES) == (4 + 10) + (4 + 0) + (4 + 2)
 
 
 def prompt(doc: str, text: str, mark: bool = False) -> Prompt:
@@ -71,6 +122,8 @@ MANIFEST = {"answer": {"tokens": 30}, "run": {"max_tokens": 50}}
     (None, {"answer": {"tokens": "30"}}, price(), (20, 4096)),
     (None, {"answer": "30 tokens", "run": "big"}, None, (200, 4096)),   # the table's default, else 200
     (None, {"run": {"max_tokens": -1}}, price(expected_output_tokens=5000), (5000, 5000)),
+    (None, {"answer": {"tokens": 1}}, price(), (1, 4096)),                          # a one-token answer
+    (None, {"run": {"max_tokens": 0}}, price(), (20, 4096)), (None, {"run": {"max_tokens": 1}}, price(), (1, 1)),
 ])
 def test_a_replys_expected_length_and_cap(max_tokens, manifest, row, expected):
     decoding = run_config(max_tokens=max_tokens).decoding
@@ -114,6 +167,7 @@ def test_one_models_quote_by_hand(monkeypatch):
                                          "batch": 7200.0, "both": 7200.0})
     low, high = got.range["plain"]
     assert low < plain < high and got.tokenizer == "four characters a token"
+    assert got.price == price() and got.to_dict()["priced"] is True
     assert got.cache_hit_rate == pytest.approx(200 / 425)
 
 
@@ -154,6 +208,7 @@ def test_a_quote_names_its_pack_table_and_settings_and_finds_each_model(pack_and
     assert (got.price_date, got.price_source, got.batch_turnaround_hours) == ("2026-12-01", "prices.yaml", 1)
     assert [m.model for m in got.models] == ["gpt-4o-mini"] and got.for_model("gpt-4o-mini") is got.models[0]
     assert got.for_model("other") is None and got.models[0].requests == 18
+    assert got.models[0].reply_tokens == [54, 4096]   # the pack's answer length, no cap given
     assert got.to_dict()["models"] == [got.models[0].to_dict()] and got.to_dict()["pack"] == "long.json"
 
 
@@ -177,3 +232,16 @@ def test_the_time_of_a_way_is_the_busy_time_over_the_workers():
 
 def test_a_range_scales_every_prompt_and_prefix_and_rounds():
     assert plan._scaled([Document("d", [10, 15], 7)], 1.5) == [Document("d", [15, 22], 10)]
+
+
+def test_document_first_shares_more_than_stock_and_caching_is_cheaper(tmp_path):
+    pack = write_hosted_pack(tmp_path / "long.json")
+    prices = write_prices(tmp_path / "prices.yaml")
+    quotes = {order: quote(run_config(pack=pack, target="gpt-4o-mini", prices=prices, prompt_order=order)).models[0]
+              for order in ("document-first", "stock")}
+    first, stock = quotes["document-first"], quotes["stock"]
+    assert first.prompt_tokens == pytest.approx(stock.prompt_tokens, rel=0.01)
+    assert first.cache_hit_rate > 0.5 > stock.cache_hit_rate == 0
+    assert first.cost["caching"] < first.cost["plain"] and first.cost["both"] < first.cost["batch"]
+    assert first.cost["batch"] == pytest.approx(first.cost["plain"] / 2)
+    assert (first.scenarios, first.documents, first.requests) == (9, 3, 9)
