@@ -105,6 +105,18 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     "runner/reporting/exports/source.py": {
         "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
                                                          "server in a module fixture: ~12 s a mutant"},
+    "runner/systemone/batching.py": {
+        "tests/runner/systemone/test_batching.py":
+            "whole runs through the CLI against a fake System One: ~20 s a mutant"},
+    "runner/systemone/serve_decision.py": {
+        "tests/runner/systemone/test_serve_decision.py":
+            "stub upstream servers and the CLI in a child process: ~10 s a mutant",
+        "tests/runner/systemone/test_serve_decision_callers.py":
+            "a real server and a stub upstream for each case: ~9 s a mutant",
+        "tests/runner/systemone/test_serve_decision_hostile.py":
+            "clients dripping bytes to real servers until their deadlines: ~9 s a mutant",
+        "tests/runner/systemone/test_serve_decision_limits.py":
+            "real servers against slow and degenerate upstreams: ~8 s a mutant"},
 }
 
 

@@ -84,6 +84,21 @@ def test_batching_needs_room_for_two_questions():
         target(batch_questions=1)
 
 
+def test_each_question_not_prefetched_is_asked_alone_as_simpleaudit_gave_it():
+    batched, context = target(), object()
+
+    async def go():
+        first = await batched.send(user="q1")   # outside any scenario log
+        scenario_log.begin(key="ka")
+        second = await batched.send(user="q2", history=[{"role": "user", "content": "q0"}], documents=["D"],
+                                    context=context, system="s", file_uri="f", response_format={}, params={})
+        return first, second
+    assert asyncio.run(go()) == ("single", "single") and batched.single_calls == 2
+    assert batched.single.sent == [{"user": "q1", "history": None, "documents": None, "context": None},
+                                   {"user": "q2", "history": [{"role": "user", "content": "q0"}], "documents": ["D"],
+                                    "context": context}]
+
+
 def test_a_batch_is_one_request_whose_time_limit_is_its_questions_added_up():
     batched = target(answers("yes", "no", "yes"), timeout=20.0)
     got = run(batched, 3, ["kc", "ka"])
@@ -92,6 +107,7 @@ def test_a_batch_is_one_request_whose_time_limit_is_its_questions_added_up():
         ["answer", "answer~2", "answer~3"]
     assert (got["kc"].content, got["kc"].input_tokens, got["ka"].input_tokens, got["ka"].output_tokens) == \
         ("yes: Yes.", 2, 2, 1)
+    assert got["kc"].raw["model"] == "clef" == got["ka"].raw["model"]   # the model the batch reply names
     assert batched.fallbacks == [] and batched.single.sent == []
 
 
@@ -125,7 +141,7 @@ def test_a_rejected_batch_is_asked_alone_and_a_400_or_422_stops_batching(status,
     run(batched, 2)
     assert batched.fallbacks == [{"questions": 2, "asked_alone": 2, "status": status,
                                   "reason": f"HTTP {status}: no (not retried)", "batching_stopped": stopped}]
-    assert batched.enabled is not stopped and batched.sizes == {}
+    assert batched.enabled is (not stopped) and batched.sizes == {}
     run(batched, 2)
     assert len(batched.single.model.requests) == (1 if stopped else 2)
     assert batched.notes()[0].endswith("; batching stopped for the rest of the run") is stopped
@@ -146,8 +162,8 @@ def test_a_group_of_one_is_not_batched():
 
 def test_only_questions_within_the_limits_are_batched():
     batched = target()
-    broken = [{"name": "x", "decision": {"id": "answer"}}, {"name": "y"}]
-    assert batched.questions(broken, ["kx", "ky"]) == []
+    broken = [{"name": "x", "decision": {"id": "answer"}}, {"name": "y"}, scenario("a", "A")]
+    assert [q.key for q in batched.questions(broken, ["kx", "ky", "ka"])] == ["ka"]   # the broken ones are left out
     stateless = {"name": "a", "decision": {k: v for k, v in scenario("a", "A")["decision"].items() if k != "state"}}
     prompted = batched.questions([{**stateless, "test_prompt": "Own words?"}, stateless], ["ka", "kb"])
     assert prompted[0].body["state"] == "Own words?"   # a question without a state asks in the scenario's words
@@ -163,6 +179,14 @@ def test_the_figures_count_batches_sizes_and_single_calls():
     assert batched.stats() == {"decision_batching": {
         "batch_questions": 3, "requests": 6, "batches": 2, "batched_questions": 5,
         "batch_sizes": {"3": 1, "2": 1}, "single_calls": 4, "fallbacks": []}}
+    assert list(batched.stats()["decision_batching"]["batch_sizes"]) == ["3", "2"]   # largest first
+
+
+def test_batches_of_one_size_are_counted_together():
+    batched = target(answers("yes", "no"), answers("no", "yes"), batch_questions=2)
+    asyncio.run(batched.prefetch([scenario(k, "A") for k in "abcd"], list("abcd")))
+    figures = batched.stats()["decision_batching"]
+    assert (figures["batch_sizes"], figures["batches"], figures["batched_questions"]) == ({"2": 2}, 2, 4)
 
 
 def test_the_round_the_fatal_error_and_closing_are_the_single_targets():

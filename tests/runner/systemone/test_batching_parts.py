@@ -52,21 +52,36 @@ def test_batches_hold_one_state_and_at_most_the_limit():
     assert [[q.key for q in batch] for batch in target.batches(questions)] == [["a1", "a2"], ["a3"], ["b1"]]
 
 
-def test_a_batch_stays_within_the_byte_limit():
+@pytest.mark.parametrize("spare, batches", [(-1, [["a"], ["b"]]), (0, [["a", "b"]])])
+def test_a_batch_stays_within_the_byte_limit(spare, batches):
     one = batched().questions([scenario("a", "A")], ["a"])
     two = batched().questions([scenario("a", "A"), scenario("b", "A")], ["a", "b"])
-    limit = len(compact(BatchedDecisionTarget.request_body(two)[0])) - 1  # two questions are one byte too many
+    limit = len(compact(BatchedDecisionTarget.request_body(two)[0])) + spare  # -1: two questions a byte too many
     target = batched(max_body_bytes=limit)
     assert len(compact(one[0].body)) <= limit
     assert [[q.key for q in b] for b in target.batches(target.questions(
-        [scenario("a", "A"), scenario("b", "A")], ["a", "b"]))] == [["a"], ["b"]]
+        [scenario("a", "A"), scenario("b", "A")], ["a", "b"]))] == batches
+
+
+def test_a_question_whose_own_body_is_exactly_the_byte_limit_is_batched():
+    (question,) = batched().questions([scenario("a", "A")], ["a"])
+    assert batched(max_body_bytes=len(compact(question.body))).questions([scenario("a", "A")], ["a"]) == [question]
+
+
+def test_a_questions_documents_go_in_its_state_and_a_batch_of_one_is_its_own_request():
+    target = batched()
+    (question,) = target.questions([{**scenario("a", "A"), "documents": ["The court ruled."]}], ["ka"])
+    assert question.body["state"] == {"case": "A", "documents": ["The court ruled."]}
+    assert target.request_body([question]) == (question.body, ["answer"])
 
 
 def test_an_answer_is_checked_and_carries_its_share_of_the_usage():
     assert answer_response(decision(), None, {}, 2, 0, "clef") is None  # missing: asked again alone
     response = answer_response(decision(), {"choice": "no", "confidence": 0.5}, {"input_tokens": 9}, 2, 0, "clef")
     assert (response.content, response.input_tokens, response.output_tokens) == ("no: No.", 5, None)
-    assert response.decision == {"choice": "no", "confidence": 0.5} and response.raw["batch_questions"] == 2
+    assert response.decision == {"choice": "no", "confidence": 0.5}
+    assert response.raw == {"model": "clef", "answers": {"answer": {"choice": "no", "confidence": 0.5}},
+                            "usage": {"input_tokens": 5, "output_tokens": None}, "batch_questions": 2}
     with pytest.raises(RuntimeError, match="not one of the options"):
         answer_response(decision(), {"choice": "maybe"}, {}, 2, 1, "clef")
 

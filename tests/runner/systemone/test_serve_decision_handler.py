@@ -117,6 +117,10 @@ def test_an_upstream_failure_is_502_and_anything_else_500_in_one_line(error, sta
     ({"Transfer-Encoding": "chunked"}, 400, "Transfer-Encoding is not supported; send a Content-Length"),
     ({"Content-Length": "abc"}, 400, "header Content-Length: 'abc' is not a byte count"),
     ({"Content-Length": "²"}, 400, "header Content-Length: '²' is not a byte count"),
+    ({"Host": "h" * 100}, 403, f"header Host: {'h' * 80!r} is not this server (use 127.0.0.1:4321)"),  # cut at 80
+    ({"Origin": "o" * 100}, 403, f"header Origin: {'o' * 80!r} may not call this server"),
+    ({"Content-Type": "t" * 100}, 415, f"header Content-Type: {'t' * 80!r}; send application/json"),
+    ({"Content-Length": "x" * 50}, 400, f"header Content-Length: {'x' * 40!r} is not a byte count"),  # at 40
 ])
 def test_callers_and_headers_are_checked_before_the_body_is_read(headers, status, error):
     got, answer, handler = exchange(server(), body_of(), headers=headers)
@@ -134,6 +138,7 @@ def test_a_missing_or_doubled_content_length_is_400():
 @pytest.mark.parametrize("limit, length, status, error", [
     (10, "11", 413, "request body: 11 bytes, over the limit of 10 bytes"),
     (10, "9" * 25, 413, f"request body: {'9' * 20} bytes, over the limit of 10 bytes"),
+    (10, "0" * 21, 413, f"request body: {'0' * 20} bytes, over the limit of 10 bytes"),  # over 20 digits: not read
     (100, "50", 400, "request body: 3 of 50 bytes received"),
 ])
 def test_a_body_over_the_limit_is_413_and_a_short_one_400(limit, length, status, error):
@@ -144,8 +149,8 @@ def test_a_body_over_the_limit_is_413_and_a_short_one_400(limit, length, status,
 class Dripping(io.BytesIO):
     """A body whose read ends at the deadline: the handler is cut while it waits."""
 
-    def __init__(self, handler) -> None:
-        super().__init__(b"ab")
+    def __init__(self, handler, data: bytes = b"ab") -> None:
+        super().__init__(data)
         self.handler = handler
 
     def read(self, size=-1):
@@ -156,6 +161,15 @@ class Dripping(io.BytesIO):
 def test_a_short_body_cut_at_its_deadline_is_408():
     got, answer, _ = exchange(server(body_timeout=2.5), b"abc", headers={"Content-Length": "50"}, rfile=Dripping)
     assert (got, answer) == (408, {"error": "request body: not received within 2.5 s"})
+
+
+def test_the_declared_body_is_read_to_its_length_and_answered_even_when_its_deadline_passes_as_it_ends():
+    raw = json.dumps(body_of()).encode()
+    at_limit = {"Content-Length": str(len(raw)).zfill(20)}   # exactly the limit, in 20 digits
+    assert exchange(server(max_body_bytes=len(raw)), raw, headers=at_limit)[0] == 200
+    pipelined = exchange(server(), raw, rfile=lambda handler: io.BytesIO(raw + b"GET /health HTTP/1.1\r\n\r\n"))
+    assert pipelined[:2] == (200, exchange(server(), raw)[1])   # what follows is the next request's
+    assert exchange(server(), raw, rfile=lambda handler: Dripping(handler, raw))[0] == 200
 
 
 class Stalled(io.BytesIO):
@@ -183,6 +197,13 @@ def test_an_unknown_path_is_404_and_health_is_ok():
 def test_each_limit_is_at_least_one(options):
     with pytest.raises(ValueError, match="^max_questions, parallel and max_body_bytes must each be at least 1$"):
         DecisionServer("http://127.0.0.1:9/v1", **options)
+
+
+def test_by_default_the_model_is_local_on_a_free_port_and_limits_of_one_are_allowed():
+    made = DecisionServer("http://127.0.0.1:9/v1")
+    assert (made.model, made.upstream.model, made.port, made._server.port) == ("local", "local", 0, 0)
+    smallest = DecisionServer("http://127.0.0.1:9/v1", max_questions=1, parallel=1, max_body_bytes=1)
+    assert (smallest.max_questions, smallest.max_body_bytes) == (1, 1)
 
 
 def test_the_upstream_is_the_given_server_and_model():

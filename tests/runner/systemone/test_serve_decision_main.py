@@ -4,6 +4,8 @@ defaults, the upstream and model it serves, the embedded model started and alway
 from __future__ import annotations
 
 import argparse
+import io
+import sys
 
 import pytest
 
@@ -19,6 +21,24 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
+HELP = {
+    "--upstream": ("URL", "OpenAI-compatible base URL (http://HOST:PORT/v1); default: start the embedded model"),
+    "--model": ("NAME", "model name sent upstream and reported (default: smollm2 embedded, else 'local')"),
+    "--port": (None, "port on 127.0.0.1 (default 11435; 0 picks a free one)"),
+    "--max-questions": (None, "questions accepted per call (default 64)"),
+    "--max-body-bytes": (None, "largest request body accepted; larger ones get 413 (default 8388608)"),
+    "--upstream-timeout": (None, "seconds per upstream call (default 300)"),
+    "--parallel": (None, "requests asking the upstream at once (default 4; 1 with the embedded model, which has one "
+                         "slot)"),
+}
+
+
+def test_each_option_has_its_placeholder_and_help():
+    parser = argparse.ArgumentParser()
+    serve_decision.add_arguments(parser)
+    assert {a.option_strings[0]: (a.metavar, a.help) for a in parser._actions if a.option_strings[0] in HELP} == HELP
+
+
 def test_the_options_default_to_the_documented_values():
     assert vars(parse()) == {"upstream": None, "model": None, "port": 11435, "max_questions": MAX_QUESTIONS,
                              "max_body_bytes": 8 * 2**20, "upstream_timeout": UPSTREAM_TIMEOUT_S, "parallel": None}
@@ -26,6 +46,11 @@ def test_the_options_default_to_the_documented_values():
                   "--max-body-bytes", "100", "--upstream-timeout", "2.5", "--parallel", "2")
     assert vars(given) == {"upstream": "http://h/v1", "model": "m", "port": 0, "max_questions": 3,
                            "max_body_bytes": 100, "upstream_timeout": 2.5, "parallel": 2}
+
+
+def test_the_smallest_limits_are_accepted():
+    given = parse("--max-questions", "1", "--max-body-bytes", "1", "--parallel", "1", "--upstream-timeout", "0.5")
+    assert (given.max_questions, given.max_body_bytes, given.parallel, given.upstream_timeout) == (1, 1, 1, 0.5)
 
 
 @pytest.mark.parametrize("argv", [["--max-questions", "0"], ["--parallel", "0"], ["--upstream-timeout", "0"],
@@ -133,3 +158,19 @@ def test_a_signal_stops_the_server(fakes):
     for _, handler in fakes:
         handler(15, None)
     assert len(Stop.sets) == 2 and Stop.sets[0] is Stop.sets[1]   # either signal sets the one stop event
+
+
+class Terminal(io.StringIO):
+    """Standard output: each flush is counted."""
+
+    flushes = 0
+
+    def flush(self):
+        self.flushes += 1
+        super().flush()
+
+
+def test_the_serving_line_is_flushed_at_once_for_a_parent_reading_a_pipe(monkeypatch):
+    monkeypatch.setattr(sys, "stdout", out := Terminal())
+    serve_decision.main(parse("--upstream", "http://h/v1"))
+    assert out.getvalue().startswith("serving System One at ") and out.flushes >= 1
