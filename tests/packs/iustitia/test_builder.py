@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 
 import pytest
@@ -172,6 +173,46 @@ def test_task_of_an_unknown_unit_is_rejected(tmp_path):
     write_rows(root, "units", [u for u in rows("units") if u["unit_id"] != "domv902_v1"])
     with pytest.raises(PackError, match=r"domv902_v1::VIC.PRESENT_AT_HEARING field unit_id"):
         build_pack(tmp_path, source=root)
+
+
+def test_a_unit_of_another_judgment_is_rejected_in_one_line_naming_both_files(tmp_path):
+    from tests.support.iustitia import write_rows
+
+    root = copy_source(tmp_path)
+    write_rows(root, "units", [{**u, "verdict_id": "domv901"} if u["unit_id"] == "domv902_v1" else u
+                               for u in rows("units")])
+    with pytest.raises(PackError) as err:
+        build_pack(tmp_path, source=root)
+    assert str(err.value) == ("tasks/test-00000-of-00001.jsonl: task domv902_v1::VIC.PRESENT_AT_HEARING field "
+                              "unit_id: 'domv902_v1' is not a unit of domv902 in units/test-00000-of-00001.jsonl")
+
+
+def test_without_a_units_table_no_task_is_checked_against_one(tmp_path):
+    root = copy_source(tmp_path)
+    shutil.rmtree(root / "units")
+    assert len(build_pack(tmp_path, source=root)) == len(CANONICAL)
+
+
+def notes_of(pack: list[dict], name: str) -> list[str]:
+    return next(s for s in pack if s["name"] == name)["metadata"]["judge_notes"]
+
+
+def test_a_questions_note_comes_from_the_questions_table(tmp_path):
+    note = next(q["notes"] for q in rows("questions") if q["question_id"] == "N_GUILTY_DEFENDANTS")
+    assert f"Question note: {note}" in notes_of(build_pack(tmp_path), "N_GUILTY_DEFENDANTS - domv901")
+
+
+def test_a_judgment_or_question_missing_from_its_table_is_built_without_its_row(tmp_path):
+    from tests.support.iustitia import write_rows
+
+    root = copy_source(tmp_path)
+    write_rows(root, "documents", [d for d in rows("documents") if d["verdict_id"] != "domv902"])
+    write_rows(root, "questions", [q for q in rows("questions") if q["question_id"] != "N_GUILTY_DEFENDANTS"])
+    pack = build_pack(tmp_path, source=root)
+    judgment = next(s for s in pack if s["name"] == "GUILTY.VERDICT - domv902")
+    assert judgment["metadata"]["judge_notes"][-1] == "The judgment text (Albanian), for checking quotes:\n\n" + \
+        "\n\n".join(judgment["documents"]) and "url" not in judgment["source"]
+    assert not [n for n in notes_of(pack, "N_GUILTY_DEFENDANTS - domv901") if n.startswith("Question note:")]
 
 
 def test_per_question_at_build_time_matches_the_runner_selection(tmp_path):

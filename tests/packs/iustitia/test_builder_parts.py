@@ -45,6 +45,11 @@ def test_each_option_has_its_help_and_defaults():
     assert parser().parse_args(["--source", "c", "--out", "p", "--compare-to", "x.json"]).compare_to == Path("x.json")
 
 
+def test_counts_and_the_published_pack_have_their_placeholders_in_the_help():
+    actions = {a.option_strings[0]: a.metavar for a in parser()._actions if a.option_strings}
+    assert (actions["--per-question"], actions["--limit"], actions["--compare-to"]) == ("N", "N", "FILE")
+
+
 @pytest.mark.parametrize("argv", [["--out", "p.json"], ["--source", "copy"], ["--source", "c", "--out", "p",
                                                                              "--track", "le10"]])
 def test_source_and_out_are_required_and_tracks_are_named(argv):
@@ -130,12 +135,19 @@ def test_document_text_question_note_and_several_accepted_options():
     assert scenario["source"]["origin"] == " ".join(CB["source"]["origin"].split())
 
 
+def test_an_option_key_is_listed_whole_and_a_recorded_reference_as_written():
+    scenario = task_scenario(task(criteria={"yes": "Y.", "MAX": None}, reference="Po, i dënuar"), {}, {}, CB)
+    assert scenario["test_prompt"].split("Options:\n")[1].startswith("- yes: Y.\n- MAX\n")
+    assert 'Amnesty International recorded "Po, i dënuar"' in scenario["metadata"]["judge_notes"][1]
+
+
 @pytest.mark.parametrize("ours, theirs, found", [
     ({"a": 1, "b": {"c": 2}}, {"a": 1, "b": {"c": 3}, "d": 4}, [("b.c", 2, 3), ("d", "<absent>", 4)]),
     ({"x": 1}, {}, [("x", 1, "<absent>")]),
     ({"l": [1, 2, 3]}, {"l": [1, 5]}, [("l.length", 3, 2), ("l[1]", 2, 5)]),
     ({"m": [{"k": 1}]}, {"m": [{"k": 2}]}, [("m[0].k", 1, 2)]),
     ({"a": [1]}, {"a": 1}, [("a", [1], 1)]),
+    ({"a": {"b": 1}}, {"a": 5}, [("a", {"b": 1}, 5)]), ({"a": 5}, {"a": {"b": 1}}, [("a", 5, {"b": 1})]),
     ({1: "x"}, {1: "y"}, [("1", "x", "y")]),
     ({"a": 1}, {"a": 1}, []),
 ])
@@ -209,6 +221,8 @@ def test_select_samples_one_task_per_question():
     chosen = select(INDEX, per_question=1, seed=3)
     assert sorted(row["question_id"] for row in chosen) == ["Q0", "Q1"]
     assert ids(chosen) == ids(select(INDEX, per_question=1, seed=3))
+    samples = {seed: ids(select(INDEX, per_question=1, seed=seed)) for seed in range(8)}
+    assert ids(select(INDEX, per_question=1)) == samples[0] and len(set(map(tuple, samples.values()))) > 1  # seed 0
 
 
 @pytest.mark.parametrize("options, message", [
