@@ -88,7 +88,7 @@ SLOW_FOR: dict[str, dict[str, str]] = {
         "tests/runner/cli/test_main_run_outputs.py": "whole runs against fake servers through the CLI",
     },
     "runner/cli/run_args.py": {
-        "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack and runs tiny packs against a fake server",
+        "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack, runs tiny packs against a fake server",
     },
     "runner/hosted/plan.py": {
         "tests/runner/hosted/test_plan.py": "`auditpacks run --dry-run` through the CLI beside a fake server: "

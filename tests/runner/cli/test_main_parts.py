@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from auditpacks.packs import pack as pack_module
 from auditpacks.runner.cli import main as cli
 from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_USAGE
 
@@ -21,14 +20,16 @@ from auditpacks.runner.cli.run_args import RUN_DESCRIPTION, RUN_EXAMPLES, RUN_US
 FAMILIES = {"build": ("builder", cli._build), "score": ("score", cli._score), "rescore": ("rescore", cli._delegate),
             "export": ("export", cli._export), "registry": ("registry", cli._delegate)}
 
+#: The flag only one family's benchmarks get, and its help.
+OWN_FLAG = {"score": ("json", cli.JSON_HELP),
+            "build": ("force", "replace an existing pack of other content at --out (it is named on stderr)")}
 
-def fake_module(monkeypatch, name: str, doc: str | None = "Fake ``bench`` module.\n\nMore text.", *, main=None,
-                build=None) -> types.ModuleType:
+
+def fake_module(monkeypatch, name: str, doc: str | None = "Fake ``bench`` module.\n\nMore text.") -> types.ModuleType:
     """A module ``name`` in sys.modules (found by find_spec) whose add_arguments adds ``--flag``."""
     module = types.ModuleType(name, doc)
     module.__spec__ = importlib.machinery.ModuleSpec(name, None)
     module.add_arguments = lambda parser: parser.add_argument("--flag", default="unset")
-    module.main, module.build = main or (lambda args: None), build
     monkeypatch.setitem(sys.modules, name, module)
     return module
 
@@ -117,7 +118,7 @@ def test_run_keeps_its_usage_examples_and_json_flag():
 
 @pytest.mark.parametrize("command", sorted(FAMILIES))
 def test_a_family_loads_its_modules_only_for_its_own_command(benches, command):
-    kind, handler = FAMILIES[command]
+    _, handler = FAMILIES[command]
     unloaded = cli.build_parser("check").parse_args([command, "fb"])
     assert unloaded.benchmark == "fb" and not hasattr(unloaded, "handler")
     parser = cli.build_parser(command)
@@ -130,12 +131,10 @@ def test_a_family_loads_its_modules_only_for_its_own_command(benches, command):
     bench = family.choices["fb"]
     assert (bench.get_default("json"), bench.get_default("force")) == (
         False if command == "score" else None, False if command == "build" else None)
-    extra = {"score": f"--json {cli.JSON_HELP}",
-             "build": "--force replace an existing pack of other content at --out (it is named on stderr)"}
-    if command in extra:
-        assert extra[command] in flag_help(bench)
-        assert getattr(parser.parse_args([command, "fb", f"--{extra[command].split()[0][2:]}"]),
-                       extra[command].split()[0][2:]) is True
+    if command in OWN_FLAG:
+        name, text = OWN_FLAG[command]
+        assert f"--{name} {text}" in flag_help(bench)
+        assert getattr(parser.parse_args([command, "fb", f"--{name}"]), name) is True
 
 
 def test_export_offers_the_general_formats_beside_each_benchmarks_own(benches):
