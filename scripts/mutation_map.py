@@ -80,6 +80,12 @@ SLOW = {
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
 SLOW_FOR: dict[str, dict[str, str]] = {
+    "runner/hosted/batch_run.py": {
+        "tests/runner/hosted/test_batch_run.py": "whole batch runs against a fake provider, one killed in a child "
+                                                 "process: ~16 s a mutant",
+        "tests/runner/hosted/test_batch_run_garbage.py": "whole batch runs against a fake provider returning garbage: "
+                                                         "~10 s a mutant",
+    },
     "runner/hosted/plan.py": {
         "tests/runner/hosted/test_plan.py": "`auditpacks run --dry-run` through the CLI beside a fake server: "
                                             "~5 s a mutant",
