@@ -80,6 +80,10 @@ SLOW = {
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
 SLOW_FOR: dict[str, dict[str, str]] = {
+    "packs/icj/tools/audit.py": {
+        "tests/packs/icj/tools/test_audit.py": "audits the fixture graph, a snapshot built for each cutoff and "
+                                               "hypothesis calls fired at every tool: ~20-60 s a mutant",
+    },
     "runner/hosted/batch_run.py": {
         "tests/runner/hosted/test_batch_run.py": "whole batch runs against a fake provider, one killed in a child "
                                                  "process: ~16 s a mutant",
