@@ -80,6 +80,10 @@ SLOW = {
 #: each one), where the module's in-process tests pin the same behaviour. Leaving a file out can only lower a score:
 #: a mutant those files alone would kill counts as a survivor, and a function they alone call as "no tests".
 SLOW_FOR: dict[str, dict[str, str]] = {
+    "packs/icj/tools/audit.py": {
+        "tests/packs/icj/tools/test_audit.py": "audits the fixture graph, a snapshot built for each cutoff and "
+                                               "hypothesis calls fired at every tool: ~20-60 s a mutant",
+    },
     "runner/cli/main.py": {
         "tests/runner/cli/test_main_exports.py": "builds packs and runs against a fake server in a module fixture",
         "tests/runner/cli/test_main_fuzz.py": "hypothesis drives every reader through the CLI, and a decision server",
@@ -89,6 +93,11 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     },
     "runner/cli/run_args.py": {
         "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack, runs tiny packs against a fake server",
+    "runner/hosted/batch_run.py": {
+        "tests/runner/hosted/test_batch_run.py": "whole batch runs against a fake provider, one killed in a child "
+                                                 "process: ~16 s a mutant",
+        "tests/runner/hosted/test_batch_run_garbage.py": "whole batch runs against a fake provider returning garbage: "
+                                                         "~10 s a mutant",
     },
     "runner/hosted/plan.py": {
         "tests/runner/hosted/test_plan.py": "`auditpacks run --dry-run` through the CLI beside a fake server: "

@@ -16,7 +16,6 @@ from auditpacks.runner.models.usage import Usage
 from tests.support.fake_hosted import FakeHosted
 from tests.support.hosted_pack import write_hosted_pack, write_prices
 from tests.support.paths import ROOT
-from tests.support.run_config import run_config
 
 
 @pytest.fixture
@@ -100,16 +99,3 @@ def test_a_killed_batch_run_re_attaches_without_resubmitting(tmp_path, setup):
         record = batch_run(server, pack, table, out)
     assert server.submitted == ["batch_1"] and record.summary.completed == 9 and record.summary.errors == 0
 
-
-def test_anthropic_batch_marks_the_document_only_in_document_first_order(tmp_path):
-    from auditpacks.runner.hosted.batch_run import anthropic_body
-    from auditpacks.runner.hosted.plan import Prompt
-
-    prompt = Prompt("d", "", [], question="Which option?", documents=["The judgment."])
-    config = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic")
-    first, stock = (anthropic_body(config, "claude-test", prompt, order)["messages"][0]["content"]
-                    for order in ("document-first", "stock"))
-    assert first[0]["cache_control"] == {"type": "ephemeral"} and first[1] == {"type": "text", "text": "Which option?"}
-    assert stock[0] == {"type": "text", "text": "Which option?"} and "cache_control" not in stock[1]
-    off = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic", prompt_cache=False)
-    assert "cache_control" not in anthropic_body(off, "claude-test", prompt, "document-first")["messages"][0]["content"][0]

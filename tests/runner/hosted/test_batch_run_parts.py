@@ -53,6 +53,20 @@ def test_an_anthropic_body_without_documents_asks_the_question_with_the_system_p
     assert (told["system"], told["max_tokens"], told["temperature"]) == ("Be brief.", 20, 0.2)
 
 
+def test_an_anthropic_body_marks_the_document_block_only_in_document_first_order(tmp_path):
+    prompt = Prompt("d", "", [], question="Which option?", documents=["The judgment."])
+    config = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic")
+    first, stock = (batch_run.anthropic_body(config, "claude-test", prompt, order)["messages"][0]["content"]
+                    for order in ("document-first", "stock"))
+    document = {"type": "text", "text": "--- DOCUMENT 1 ---\nThe judgment."}   # the rendering's leading newline off
+    question = {"type": "text", "text": "Which option?"}
+    assert first == [{**document, "cache_control": {"type": "ephemeral"}}, question]
+    assert stock == [question, document]
+    off = run_config(pack=tmp_path / "p.json", target="claude-test", provider="anthropic", prompt_cache=False)
+    assert batch_run.anthropic_body(off, "claude-test", prompt, "document-first")["messages"][0]["content"] == \
+        [document, question]
+
+
 @pytest.mark.parametrize("provider, kind, url", [
     ("anthropic", AnthropicBatches, "http://gw"), ("openai", OpenAIBatches, "http://gw"),
 ])
@@ -69,6 +83,9 @@ def test_the_official_openai_url_is_the_default_and_a_missing_key_is_refused(mon
     with pytest.raises(RunError) as caught:
         client_for(run_config(target="m"))
     assert str(caught.value) == "--batch-api needs the provider's key (--api-key or $OPENAI_API_KEY)"
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(RunError, match=r"\(--api-key or \$ANTHROPIC_API_KEY\)$"):
+        client_for(run_config(target="m", provider="anthropic"))
 
 
 def write_log(path, *entries) -> BatchLog:
@@ -166,9 +183,10 @@ class FakeBatches:
         return BatchState(ended=self.counts[batch_id] >= self.polls, done=size, total=size, status="completed")
 
     def results(self, batch_id: str, custom_ids: list[str]) -> dict:
+        """The replies to ``custom_ids``, the ids the batch was submitted with (a provider answers those it knows)."""
         return {cid: "failed: bad" if i < self.failing else Reply(f"answer to {body['messages'][0]['content'][:9]}",
                                                                  input_tokens=5, output_tokens=1)
-                for i, (cid, body) in enumerate(self.submitted[batch_id])}
+                for i, (cid, body) in enumerate(self.submitted[batch_id]) if cid in custom_ids}
 
 
 @pytest.fixture
@@ -177,11 +195,15 @@ def config(tmp_path):
                       target="gpt-4o-mini", api_key="k", batch_api=True)
 
 
-def test_collect_submits_polls_and_logs_every_reply(config):
-    client, said = FakeBatches(polls=2), []
-    replies = collect(config, "gpt-4o-mini", client, poll_s=0, say=said.append)
+def test_collect_submits_polls_and_logs_every_reply(config, monkeypatch):
+    client, said, slept = FakeBatches(polls=2), [], []
+    monkeypatch.setattr(batch_run.time, "sleep", slept.append)
+    replies = collect(config, "gpt-4o-mini", client, poll_s=7, say=said.append)
     (batch_id, sent), = client.submitted.items()
     assert len(sent) == 9 == len(replies) and client.polled == [batch_id, batch_id]
+    assert slept == [7]   # between the two polls, not after the last
+    assert all(set(body) == {"model", "messages", "temperature", "seed", "prompt_cache_key"} and
+               body["model"] == "gpt-4o-mini" for _, body in sent)   # OpenAI's chat bodies
     assert said == ["batch API: 0 of 1 batches ended, 9 of 9 open requests done",
                     "batch API: 1 of 1 batches ended, 9 of 9 open requests done"]
     log = (config.out / "gpt-4o-mini.batches.jsonl").read_text(encoding="utf-8").splitlines()
@@ -204,6 +226,19 @@ def test_a_rerun_resubmits_only_the_failed_requests_and_keeps_the_replies(config
     idle = FakeBatches()
     assert collect(config, "gpt-4o-mini", idle, poll_s=0, say=lambda line: None) == replies
     assert idle.submitted == {} and idle.polled == []
+
+
+def test_an_anthropic_client_is_sent_messages_params_and_logged_as_anthropic(config):
+    client = FakeBatches()
+    client.provider = "anthropic"
+    first = dataclasses.replace(config, execution=dataclasses.replace(config.execution, prompt_order="document-first"))
+    collect(first, "claude-x", client, poll_s=0, say=lambda line: None)
+    (batch_id, sent), = client.submitted.items()
+    assert len(sent) == 9 and all(set(body) == {"model", "max_tokens", "temperature", "messages"} and
+                                  (body["model"], body["max_tokens"]) == ("claude-x", 1024) for _, body in sent)
+    assert all(body["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"} for _, body in sent)
+    first = (config.out / "claude-x.batches.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert json.loads(first)["provider"] == "anthropic"
 
 
 def test_a_provider_failure_stops_the_run_in_one_line(config):
@@ -244,9 +279,11 @@ def test_what_the_batch_api_cannot_run_is_refused(settings, message):
 
 
 def test_the_batch_target_answers_through_a_model_without_retries(config, monkeypatch):
-    monkeypatch.setattr(batch_run, "client_for", lambda config: FakeBatches())
     ordered = dataclasses.replace(config, execution=dataclasses.replace(config.execution, prompt_order="document-first",
                                                                        timeout=50.0))
+    monkeypatch.setattr(batch_run, "client_for", lambda given: FakeBatches(polls=2) if given is ordered else None)
     target = batch_target(ordered, "gpt-4o-mini", poll_s=0)
-    assert target.model.policy.max_retries == 0 and target.model.policy.timeout == 50.0
+    policy = target.model.policy
+    assert (policy.max_retries, policy.backoff, policy.timeout) == (0, 0.0, 50.0) and target.model.api.model == \
+        "gpt-4o-mini"
     assert target.layout_name == "document-first" and len(target.model.api.replies) == 9

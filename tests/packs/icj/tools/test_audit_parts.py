@@ -123,6 +123,7 @@ def test_generated_arguments_always_hold_the_required_ones_and_integers_in_range
     assert any("limit" not in m for m in made) and any("limit" in m for m in made)
     assert {m["limit"] for m in made if "limit" in m} >= {1, 50}
     assert any("query" in m for m in made) and any("query" not in m for m in made)
+    assert draws(audit._arguments(st, Tool("get_schema", "d", {}), st.just("p")), 5) == [{}]   # no properties
 
 
 def test_generated_searches_mix_probes_the_benchmarks_words_and_any_text():
@@ -131,6 +132,9 @@ def test_generated_searches_mix_probes_the_benchmarks_words_and_any_text():
     assert all(isinstance(m, str) and len(m) <= 40 or set(m.split()) <= words | set(audit.WORDS.split()) for m in made)
     assert words <= set(made) | {w for m in made for w in m.split()}
     assert any(" " in m and set(m.split()) <= words | set(audit.WORDS.split()) for m in made)
+    listed = [m.split() for m in made if m and set(m.split()) <= words | set(audit.WORDS.split())]
+    assert max(map(len, listed)) == 4   # up to four words
+    assert any(m.strip() and not set(m.split()) <= words | set(audit.WORDS.split()) for m in made)   # any text too
 
 
 LABEL = "|".join(NODES)
@@ -158,6 +162,8 @@ def test_generated_cypher_queries_take_five_shapes_over_the_schema():
     assert all(m is None or m[2] == audit.DATED[m[1]] for m in dated)
     assert {m[1] for m in dated if m} == set(audit.DATED)
     assert {q[q.index("*"):q.index("]")] for q in made if "*1.." in q} == {"*1..1", "*1..2", "*1..3"}
+    contains = [re.fullmatch(SHAPES["contains"], q) for q in made]
+    assert min(len(m[2]) for m in contains if m) == 1   # a word of one character too
 
 
 def test_the_semantic_tool_needs_vectors_only_when_it_is_audited():
