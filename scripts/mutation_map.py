@@ -93,6 +93,7 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     },
     "runner/cli/run_args.py": {
         "tests/runner/cli/test_run_args.py": "builds an ICJ and a jacite pack, runs tiny packs against a fake server",
+    },
     "runner/hosted/batch_run.py": {
         "tests/runner/hosted/test_batch_run.py": "whole batch runs against a fake provider, one killed in a child "
                                                  "process: ~16 s a mutant",
@@ -107,16 +108,20 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     },
     "runner/reporting/exports/eee.py": {
         "tests/runner/reporting/exports/test_eee.py": "exports four runs built against fake servers in session "
-                                                      "fixtures and runs the package's validator: ~12 s a mutant"},
+                                                      "fixtures and runs the package's validator: ~12 s a mutant",
+    },
     "runner/reporting/exports/inspect_log.py": {
         "tests/runner/reporting/exports/test_inspect_log.py": "exports four runs built against fake servers in "
-                                                              "session fixtures: ~12 s a mutant"},
+                                                              "session fixtures: ~12 s a mutant",
+    },
     "runner/reporting/exports/source.py": {
         "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
-                                                         "server in a module fixture: ~12 s a mutant"},
+                                                         "server in a module fixture: ~12 s a mutant",
+    },
     "runner/systemone/batching.py": {
         "tests/runner/systemone/test_batching.py":
-            "whole runs through the CLI against a fake System One: ~20 s a mutant"},
+            "whole runs through the CLI against a fake System One: ~20 s a mutant",
+    },
     "runner/systemone/serve_decision.py": {
         "tests/runner/systemone/test_serve_decision.py":
             "stub upstream servers and the CLI in a child process: ~10 s a mutant",
@@ -125,7 +130,8 @@ SLOW_FOR: dict[str, dict[str, str]] = {
         "tests/runner/systemone/test_serve_decision_hostile.py":
             "clients dripping bytes to real servers until their deadlines: ~9 s a mutant",
         "tests/runner/systemone/test_serve_decision_limits.py":
-            "real servers against slow and degenerate upstreams: ~8 s a mutant"},
+            "real servers against slow and degenerate upstreams: ~8 s a mutant",
+    },
 }
 
 
