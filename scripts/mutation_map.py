@@ -89,6 +89,8 @@ SLOW_FOR: dict[str, dict[str, str]] = {
     "runner/reporting/exports/source.py": {
         "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
                                                          "server in a module fixture: ~12 s a mutant"},
+    "runner/reporting/report.py": {
+        "tests/runner/reporting/test_report.py": "renders whole reports of six runs through the CLI: ~15 s a mutant"},
 }
 
 
