@@ -118,6 +118,9 @@ SLOW_FOR: dict[str, dict[str, str]] = {
         "tests/runner/reporting/exports/test_source.py": "builds, runs, merges and exports runs against a fake "
                                                          "server in a module fixture: ~12 s a mutant",
     },
+    "runner/reporting/report.py": {
+        "tests/runner/reporting/test_report.py": "renders whole reports of six runs through the CLI: ~15 s a mutant",
+    },
     "runner/systemone/batching.py": {
         "tests/runner/systemone/test_batching.py":
             "whole runs through the CLI against a fake System One: ~20 s a mutant",
