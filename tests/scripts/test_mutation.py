@@ -40,3 +40,19 @@ def test_a_run_whose_tests_fail_unmutated_is_an_error_naming_its_log_not_a_score
     some = dict(unchecked, **{"m.x_a__mutmut_3": "survived"})
     assert mutation.checked(module, some) is some
     assert mutation.checked(module, {}) == {}
+
+
+def test_equivalents_listed_while_a_module_runs_count_in_its_score(monkeypatch, tmp_path, capsys):
+    """The doc is read after each module's run, so a reason written during a long run is not ignored."""
+    doc = tmp_path / "testing.md"
+    doc.write_text("", encoding="utf-8")
+    monkeypatch.setattr(mutation, "EQUIVALENT_DOC", doc)
+
+    def run_module(module, tests, max_children):
+        doc.write_text("- `auditpacks.judges.choice.x_a__mutmut_2` — same value either way.\n", encoding="utf-8")
+        return {"auditpacks.judges.choice.x_a__mutmut_1": "killed",
+                "auditpacks.judges.choice.x_a__mutmut_2": "survived"}
+
+    monkeypatch.setattr(mutation, "run_module", run_module)
+    assert mutation.main(["judges/choice.py", "--no-diffs"]) == 0
+    assert "judges/choice.py: 1/2 killed, 1 equivalent: 100.0%" in capsys.readouterr().out
