@@ -137,6 +137,15 @@ def test_generated_searches_mix_probes_the_benchmarks_words_and_any_text():
     assert any(m.strip() and not set(m.split()) <= words | set(audit.WORDS.split()) for m in made)   # any text too
 
 
+def test_generated_free_text_is_bounded_at_forty_characters():
+    """The free-text branch asks for at most forty characters, no more (drawing rarely reaches the bound)."""
+    asked = []
+    recording = SimpleNamespace(sampled_from=st.sampled_from, lists=st.lists, one_of=st.one_of,
+                                text=lambda **bounds: asked.append(bounds) or st.text(**bounds))
+    audit._vocabulary(recording, ["PROBE1"])
+    assert asked == [{"max_size": 40}]
+
+
 LABEL = "|".join(NODES)
 REL = "|".join(RELS)
 SHAPES = {
