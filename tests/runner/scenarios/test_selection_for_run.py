@@ -33,3 +33,16 @@ def test_a_limit_over_the_selection_needs_allow_fewer(tmp_path):
     with pytest.raises(PackError, match="--limit 5: asked for 5 scenarios, the selection has 3"):
         for_run(pack, SelectionConfig(limit=5))
     assert for_run(pack, SelectionConfig(limit=5, allow_fewer=True)) == scenarios
+
+
+@pytest.mark.parametrize("seed", [0, 9, 2026])
+def test_the_per_question_draw_is_the_settings_seeds(tmp_path, seed):
+    """Ten questions of ten scenarios, one drawn each: the draw of ``random.Random(seed)``, group by group in
+    the questions' sorted order, and the same on every machine (never a draw from an unseeded generator)."""
+    scenarios = [{"name": f"S{i}", "test_prompt": f"p{i}", "metadata": {"question_id": f"Q{i % 10}"}}
+                 for i in range(100)]
+    pack = Pack(path=tmp_path / "p.json", scenarios=scenarios, manifest=None, sha256="")
+    rng = random.Random(seed)
+    drawn = sorted(rng.sample(range(q, 100, 10), 1)[0] for q in range(10))   # Q0, Q1, ... Q9 in turn
+    question = lambda scenario: scenario["metadata"]["question_id"]  # noqa: E731 - the pack's questions
+    assert for_run(pack, SelectionConfig(per_question=1, seed=seed), question) == [scenarios[i] for i in drawn]
