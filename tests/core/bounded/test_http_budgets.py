@@ -246,3 +246,11 @@ def test_a_budget_error_is_found_up_to_seven_wrappers_deep_and_a_cycle_ends():
     loop = RuntimeError("a")
     loop.__context__ = loop
     assert budget_error(loop) is None
+
+
+def test_the_async_client_hands_each_whole_body_through_its_filter():
+    async def get() -> bytes:
+        async with bounded_http.async_client(None, timeout=5, body_filter=bytes.upper) as client:
+            client._transport._inner = httpx.MockTransport(lambda request: httpx.Response(200, content=b"verdict"))
+            return (await client.get("http://models.test/x")).content
+    assert asyncio.run(get()) == b"VERDICT"

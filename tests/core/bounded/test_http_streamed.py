@@ -92,3 +92,10 @@ def test_a_request_without_an_accept_header_is_not_a_download():
     """No Accept header (a request sent without a client): the reply cap, not the download's."""
     transport = _transport(b"ab", [], deadline=None, download_bytes=1, max_bytes=10)
     assert transport.handle_request(httpx.Request("GET", "http://models.test/f")).read() == b"ab"
+
+
+def test_the_streamed_client_holds_to_its_host_from_the_first_request():
+    """A host given in advance: a request to another is refused before anything is sent."""
+    with bounded_http.streamed_client("http://models.test", timeout=5, download_bytes=10) as client:
+        with pytest.raises(RedirectRefused, match=r"from http://models\.test to another host \(other\.test\)"):
+            client.get("http://other.test/f")
