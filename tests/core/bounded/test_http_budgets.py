@@ -219,6 +219,17 @@ def test_the_cap_from_the_environment(monkeypatch, value, cap):
     assert bounded_http.max_reply_bytes() == cap
 
 
+@pytest.mark.parametrize("value, cap", [(None, 2 * 2**20), (str(2**20), 2**20), (str(2 * 2**20), 2 * 2**20),
+                                        (str(8 * 2**20), 2 * 2**20), ("0", 2 * 2**20)])
+def test_a_judges_or_auditors_reply_is_capped_at_2_mib_or_the_reply_cap_when_lower(monkeypatch, value, cap):
+    """A verdict or a question is kilobytes: 2 MiB, unless the reply cap set in the environment is lower."""
+    if value is None:
+        monkeypatch.delenv("AUDITPACKS_MAX_REPLY_BYTES", raising=False)
+    else:
+        monkeypatch.setenv("AUDITPACKS_MAX_REPLY_BYTES", value)
+    assert bounded_http.role_reply_bytes() == cap
+
+
 def _wrapped(depth: int) -> BaseException:
     exc: BaseException = ReplyTooLarge("cap", request=httpx.Request("GET", URL))
     for _ in range(depth):
@@ -235,3 +246,11 @@ def test_a_budget_error_is_found_up_to_seven_wrappers_deep_and_a_cycle_ends():
     loop = RuntimeError("a")
     loop.__context__ = loop
     assert budget_error(loop) is None
+
+
+def test_the_async_client_hands_each_whole_body_through_its_filter():
+    async def get() -> bytes:
+        async with bounded_http.async_client(None, timeout=5, body_filter=bytes.upper) as client:
+            client._transport._inner = httpx.MockTransport(lambda request: httpx.Response(200, content=b"verdict"))
+            return (await client.get("http://models.test/x")).content
+    assert asyncio.run(get()) == b"VERDICT"
