@@ -69,12 +69,12 @@ def test_judge_checks_read_as_disagreement_and_panel_agreement():
 def test_each_count_row_is_a_count_with_its_meaning():
     """Below the pass rate and verdicts: nothing applicable, items by status (an unknown status by its name),
     then each ungraded reason; a headline of another shape reads as its numeric leaves."""
-    h = {"checklist items": {"met": 2, "odd": 1}, "verdicts": {}, "graded": 0, "pass_rate": None,
+    h = {"checklist items": {"not_applicable": 2, "odd": 1}, "verdicts": {}, "graded": 0, "pass_rate": None,
          "all_not_applicable": 1, "ungraded": {"no JSON": 3}}
     assert [(f.name, f.value, f.unit, f.meaning) for f in figures(h)][1:] == [
         ("nothing applicable", 1, "count", "scenarios in which the judge found no required expectation applicable "
                                            "(ungraded): check the judge"),
-        ("expectations met", 2, "count", "checklist items the judge marked so, over all scenarios"),
+        ("expectations not applicable", 2, "count", "checklist items the judge marked so, over all scenarios"),
         ("expectations odd", 1, "count", "checklist items the judge marked so, over all scenarios"),
         ("ungraded", 3, "count", "no JSON")]
     assert [(f.name, f.value, f.unit) for f in figures({"agreement": {"tasks": 4}})] == [("agreement tasks", 4, "count")]
