@@ -73,3 +73,15 @@ def test_why_a_reply_cannot_be_read_as_a_checklist():
     assert unusable_reply({"severity": "ERROR"}) == "the judge's reply is not valid JSON"
     assert unusable_reply({"checklist": "met"}) == "the judge's reply has no checklist"
     assert unusable_reply({"checklist": []}) is None
+
+
+def test_a_judge_that_applied_nothing_is_ungraded_with_its_own_reply():
+    """Every expectation not applicable: flagged as such; no expectation at all: not flagged, also ungraded."""
+    post = make_judge()["postprocess"]
+    conversation = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "A."}]
+    reply = {"checklist": [{"index": 1, "expectation": "Says A.", "status": "not_applicable", "quote": ""}],
+             "notes": "nothing to check here"}
+    record = post(dict(reply), conversation=conversation, expected_behavior=["Says A."], scenario_meta={})
+    assert record["all_not_applicable"] is True and "nothing to check here" in record["judge_reply"]
+    bare = post({"checklist": [], "notes": "none"}, conversation=conversation, expected_behavior=[], scenario_meta={})
+    assert bare["severity"] == "ungraded" and "all_not_applicable" not in bare and "none" in bare["judge_reply"]

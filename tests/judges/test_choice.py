@@ -6,7 +6,7 @@ import pytest
 from simpleaudit.judges.choice_match import parse_choice
 
 from auditpacks.judges.reader import Reader
-from auditpacks.judges.choice import METHODS, NO_CHOICE, choice_verdict, headline, make_judge, parse_choice_strict
+from auditpacks.judges.choice import METHODS, NO_CHOICE, choice_verdict, figures, headline, make_judge, parse_choice_strict
 
 YES_NO = {"yes": "Found guilty", "no": "Not found guilty"}
 LETTERS = {"A": "first", "B": "second", "C": "third"}
@@ -140,3 +140,11 @@ def test_headline_counts_methods():
     assert head["micro"] == 0.5 and head["coverage"] == 0.5 and head["tasks"] == 2
     assert head["choice_methods"] == {"ambiguous": 1, "plain": 1}
     assert headline(pairs)["choice_methods"] == {"ambiguous": 1, "plain": 1}   # the judge's own: pass rate, methods
+
+
+def test_figures_show_the_pass_rate_and_each_verdict():
+    """The judge's own headline reads as the pass rate with its Wilson interval, then a count per verdict."""
+    found = figures({"verdicts": {"pass": 3, "fail": 1}, "graded": 4, "pass_rate": 0.75, "pass_wilson95": [0.3, 0.95]})
+    assert [(f.name, f.value, f.unit) for f in found] == [("pass rate", 0.75, "%"), ("verdict pass", 3, "count"),
+                                                          ("verdict fail", 1, "count")]
+    assert found[0].interval == (0.3, 0.95) and found[0].better == "higher" and "4 graded" in found[0].meaning

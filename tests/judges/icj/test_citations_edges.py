@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from auditpacks.judges.icj.citations import citation_verdict, headline, make_judge, parse_prediction, strip_reasoning
 from tests.judges.icj.test_citations import EMPTY, scenario, reply
 
@@ -117,3 +119,30 @@ def test_headline_counts_skipped_scenarios_and_goes_on():
     assert {k: out[k] for k in ("scenarios", "scored", "valid", "truncated", "skipped", "passed")} == \
         {"scenarios": 4, "scored": 2, "valid": 1, "truncated": 1, "skipped": 2, "passed": 1}  # F1 1/2 passes
     assert out["case_ids"]["tp"] == 2 and out["case_ids"]["fn"] == 2  # each finds 001; the cut reply loses "06…
+
+
+def unnamed_target(name):
+    """A scenario whose metadata names no target document: its name is the bootstrap's cluster."""
+    s = scenario(cases=("001",), provisions=())
+    metadata = {k: v for k, v in s["metadata"].items() if k != "target_document_id"}
+    return {**s, "name": name, "metadata": metadata}
+
+
+@pytest.mark.parametrize("names, interval", [
+    (("A", "B"), [0.0, 1.0]),   # two targets: one all right (F1 1), one all wrong (F1 0), as in test_citations
+    (("A", "A"), [0.5, 0.5]),   # one target: the interval is the pooled point, 2·1 / (2·1 + 1 + 1)
+])
+def test_scenarios_without_a_target_id_are_clustered_by_name(names, interval):
+    right, wrong = unnamed_target(names[0]), unnamed_target(names[1])
+    out = headline([(right, {"judgment": citation_verdict(right, reply(["001"]))}),
+                    (wrong, {"judgment": citation_verdict(wrong, reply(["999"]))})])
+    assert out["case_ids"]["f1_bootstrap95"] == interval
+
+
+def test_pooled_f1_with_one_right_and_one_wrong_citation():
+    """TP 1, FP 1, FN 0: precision 1/2, recall 1, F1 2·1 / (2·1 + 1) = 2/3 (not n/a)."""
+    s = scenario(cases=("001",), provisions=())
+    out = headline([(s, {"judgment": citation_verdict(s, reply(["001", "064"]))})])
+    case_ids = out["case_ids"]
+    assert (case_ids["precision"], case_ids["recall"]) == (0.5, 1.0)
+    assert case_ids["f1"] == pytest.approx(2 / 3)
