@@ -12,7 +12,7 @@ plus a few declared extras). Each module is mutated on its own, against only its
 module (killed and timed-out mutants over all mutants less the equivalent ones listed in
 docs/testing.md) and every other surviving mutant as a diff; exits 1 when a module scores
 below ``--min-score``, has mutants that no test runs ("no tests": a function its tests never
-call), or has no tests at all.
+call), lists an equivalent that names none of its mutants (its code changed since), or has no tests at all.
 
 mutmut 3 names a mutant after its file's path and activates it by comparing that name with
 the function's ``__module__``; the card's folders (``packs/``, ``judges/``, ``runner/``) import
@@ -195,6 +195,13 @@ def no_tests(found: dict[str, str], known: set[str]) -> list[str]:
     return sorted(name for name, status in found.items() if status == UNTESTED and name not in known)
 
 
+def stale_equivalents(module: str, found: dict[str, str], known: set[str]) -> list[str]:
+    """Equivalents listed for ``module`` that name none of its mutants: its code changed, and mutmut numbers the
+    mutants of a changed function afresh, so the list must be checked again (``mutmut show``)."""
+    dotted = staged_path(module).removeprefix("src/").removesuffix(".py").replace("/", ".") + "."
+    return sorted(name for name in known if name.startswith(dotted) and name not in found)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module paths from the repository root (default: every module)")
@@ -231,16 +238,19 @@ def main(argv: list[str] | None = None) -> int:
             found = (retest_module if args.retest else run_module)(module, tests, args.max_children)
         known = equivalent()  # read after the run: equivalents listed while it ran count too
         killed, same, percent = score(found, known)
-        untested = no_tests(found, known)
-        failed |= percent < args.min_score or bool(untested)
+        untested, stale = no_tests(found, known), stale_equivalents(module, found, known)
+        failed |= percent < args.min_score or bool(untested) or bool(stale)
         rows.append((module, killed, len(found), same, percent))
         print(f"{module}: {killed}/{len(found)} killed, {same} equivalent: {percent:.1f}%"
-              + (f"; {len(untested)} mutants no test runs" if untested else ""), flush=True)
+              + (f"; {len(untested)} mutants no test runs" if untested else "")
+              + (f"; {len(stale)} listed equivalents name no mutant" if stale else ""), flush=True)
         for name, status in sorted(found.items()):
             if status not in KILLED:
                 print(f"  {status}{' (equivalent)' if name in known else ''}: {name}")
                 if not args.no_diffs and name not in known:
                     print("    " + show(module, name).replace("\n", "\n    "))
+        for name in stale:
+            print(f"  listed as equivalent in {EQUIVALENT_DOC.name}, but no such mutant: {name}")
     print("\nmodule                              killed / mutants  equivalent   score")
     for module, killed, count, same, percent in rows:
         print(f"{module:<36}{killed:>6} / {count:<8}{same:>10}  {percent:>6.1f}%")

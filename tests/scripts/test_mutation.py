@@ -56,3 +56,18 @@ def test_equivalents_listed_while_a_module_runs_count_in_its_score(monkeypatch, 
     monkeypatch.setattr(mutation, "run_module", run_module)
     assert mutation.main(["judges/choice.py", "--no-diffs"]) == 0
     assert "judges/choice.py: 1/2 killed, 1 equivalent: 100.0%" in capsys.readouterr().out
+
+
+def test_an_equivalent_listed_for_a_mutant_that_no_longer_exists_fails_the_module(monkeypatch, tmp_path, capsys):
+    """Changed code renumbers its mutants: a listed name that matches none is reported (and only this module's)."""
+    doc = tmp_path / "testing.md"
+    doc.write_text("- `auditpacks.judges.choice.x_a__mutmut_9` — gone.\n"
+                   "- `auditpacks.judges.choice_match.x_a__mutmut_9` — another module's.\n"
+                   "- `auditpacks.judges.choice.x_a__mutmut_2` — still there.\n", encoding="utf-8")
+    monkeypatch.setattr(mutation, "EQUIVALENT_DOC", doc)
+    monkeypatch.setattr(mutation, "run_module", lambda module, tests, max_children: {
+        "auditpacks.judges.choice.x_a__mutmut_1": "killed", "auditpacks.judges.choice.x_a__mutmut_2": "survived"})
+    assert mutation.main(["judges/choice.py", "--no-diffs"]) == 1
+    out = capsys.readouterr().out
+    assert "judges/choice.py: 1/2 killed, 1 equivalent: 100.0%; 1 listed equivalents name no mutant" in out
+    assert "but no such mutant: auditpacks.judges.choice.x_a__mutmut_9" in out and "choice_match" not in out
