@@ -36,6 +36,7 @@ def test_opposite_differences_per_language_are_two_rows_that_do_not_cancel(where
     # Japanese: A 20 of 40 = 0.5, B 0 of 40; English the reverse; pooled both would be 20 of 80 = 0.25
     assert (ja["a"], ja["b"], ja["diff"]) == (0.5, 0.0, 0.5)
     assert (en["a"], en["b"], en["diff"]) == (0.0, 0.5, -0.5)
+    assert (ja["clusters"], en["clusters"]) == (10, 10)   # each language resamples its own ten questions
     # each replicate's rate of the inventing run lies between 1/4 and 3/4, the other's is 0
     assert 0.25 <= ja["ci"][0] < 0.5 < ja["ci"][1] <= 0.75
     assert -0.75 <= en["ci"][0] < -0.5 < en["ci"][1] <= -0.25
@@ -48,7 +49,7 @@ def test_a_question_is_one_cluster_and_pairs_without_citations_are_left_out():
                       {"judgment": {"verdict": "ERROR"}}))   # left out, and the pairs after it still count
     (row,) = compare(paired)
     # q1 sums to A 2/4, B 1/4; q2 A 0/4, B 2/4: A 2/8 = 0.25, B 3/8 = 0.375
-    assert (row["figure"], row["a"], row["b"]) == ("invented rate (ja)", 0.25, 0.375)
+    assert (row["figure"], row["a"], row["b"], row["clusters"]) == ("invented rate (ja)", 0.25, 0.375, 2)
     assert row["diff"] == pytest.approx(-0.125)
     assert cluster(paired[0][0]) == "q1" and cluster({"name": "n"}) == "n"
 

@@ -81,3 +81,13 @@ def test_kappa_is_undefined_when_both_sides_never_vary_and_verdicts_map_from_sev
     assert kappa(["pass", "fail"], ["pass", "pass"]) == 0.0
     assert [verdict_of(s) for s in ("pass", "low", "critical", "ungraded", "ERROR", None)] == \
         ["pass", "fail", "fail", None, None, None]
+
+
+def test_probes_not_made_from_every_item_are_listed_with_why():
+    """Three of the eight items have a ``longer`` probe; no prompt lists options, so none is reordered."""
+    why = "the prompt lists no options to reorder, so option-order bias is not measured"
+    result = assess(items(), VERDICTS)
+    assert result["skipped_probes"] == [{"probe": "longer", "skipped": 5, "of": 8, "why": ""},
+                                        {"probe": "reordered", "skipped": 8, "of": 8, "why": why}]
+    assert result["not_measured"] == ["'longer' probe skipped on 5 of 8 items: ",
+                                      f"'reordered' probe skipped on 8 of 8 items: {why}"]

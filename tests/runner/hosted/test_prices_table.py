@@ -29,12 +29,19 @@ def test_fields_left_out_take_their_defaults(tmp_path):
     assert (t.currency, t.batch_turnaround_hours, t.source) == ("USD", 24.0, str(tmp_path / "p.yaml"))
     assert t.defaults["batch_discount"] == 0.5 and t.defaults["cache_min_tokens"] == 1024
     assert (price.model, price.provider, price.cached_input) == ("m", "openai", 0.0)   # a price of 0 is a price
+    assert (price.cache_step_tokens, price.source, price.checked) == (128, "", "")  # OpenAI caches in 128s
 
 
 def test_fields_given_are_kept(tmp_path):
-    t = table(tmp_path, f"{{m: {{provider: anthropic, input: 1, cached_input: 0.1, cache_write: 1.25, output: 5}}}}",
+    t = table(tmp_path, f"{{m: {{provider: anthropic, input: 1, cached_input: 0.1, cache_write: 1.25, output: 5, "
+                        f"cache_step_tokens: 64, source: 'https://example.com/pricing', checked: '2026-01-30'}}, "
+                        f"z: {{provider: anthropic, input: 1, cached_input: 0, cache_write: 1, output: 2, "
+                        f"cache_step_tokens: 0}}}}",
               "currency: EUR\nbatch_turnaround_hours: 2\n")
-    assert (t.currency, t.batch_turnaround_hours, t.lookup("m").provider) == ("EUR", 2.0, "anthropic")
+    m = t.lookup("m")
+    assert (t.currency, t.batch_turnaround_hours, m.provider) == ("EUR", 2.0, "anthropic")
+    assert (m.cache_step_tokens, m.source, m.checked) == (64, "https://example.com/pricing", "2026-01-30")
+    assert t.lookup("z").cache_step_tokens == 1   # a step of 0 is read as caching to the token
 
 
 def test_a_model_is_found_by_its_full_name_or_its_last_part(tmp_path):
@@ -53,6 +60,8 @@ def test_a_model_is_found_by_its_full_name_or_its_last_part(tmp_path):
      "p.yaml: models.m: field input is '3', not a non-negative number"),
     (f"{{m: {{input: -0.5, cached_input: 0, cache_write: 1, output: 2}}}}",
      "p.yaml: models.m: field input is -0.5, not a non-negative number"),
+    (f"{{m: {{input: 1, cached_input: 0, cache_write: 1, output: 2, cache_step_tokens: -128}}}}",
+     "p.yaml: models.m: field cache_step_tokens is -128, not a non-negative number"),
 ])
 def test_a_bad_row_is_one_line_naming_file_model_and_field(tmp_path, models, message):
     with pytest.raises(prices.PriceError) as caught:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from auditpacks.core import redact
+from auditpacks.runner.models import cache as cache_module
 from auditpacks.runner.models.cache import MAX_ENTRY_BYTES, ResponseCache
 
 
@@ -57,3 +58,12 @@ def test_a_reply_over_the_entry_cap_is_not_stored(tmp_path):
     assert cache.writes == 0 and not list(tmp_path.rglob("*.json"))
     cache.put(key(), {"content": "x" * 1000})
     assert json.loads(next(tmp_path.rglob("*.json")).read_text())["reply"]["content"] == "x" * 1000
+
+
+@pytest.mark.parametrize("length, stored", [(86, True), (87, False)])
+def test_the_entry_cap_counts_the_replys_json_to_the_byte(tmp_path, monkeypatch, length, stored):
+    """``{"content":"…"}`` is 14 bytes around the text: 86 characters make exactly the 100-byte cap."""
+    monkeypatch.setattr(cache_module, "MAX_ENTRY_BYTES", 100)
+    cache = ResponseCache(tmp_path)
+    cache.put(key(), {"content": "x" * length})
+    assert (cache.writes, cache.skipped) == ((1, 0) if stored else (0, 1))

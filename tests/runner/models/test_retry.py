@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import pytest
 
+from auditpacks.core.bounded.http import RedirectRefused, ReplyTooLarge
+from auditpacks.runner.models import waits
 from auditpacks.runner.models.retry import CallFailed, RetryPolicy, call_with_retries, describe
 from tests.support.fake_openai import FAULT_KINDS, FakeOpenAI
 from tests.support.runs import results, run_file, run_here
@@ -105,6 +108,58 @@ def test_client_errors_are_not_retried_and_the_message_lists_attempts():
 ])
 def test_describe(exc, text, retryable):
     assert describe(exc, 2.0) == (text, retryable)
+
+
+def _raised_from(cause: BaseException) -> BaseException:
+    """An SDK's connection error raised from ``cause``, as a client wraps a transport error."""
+    try:
+        raise RuntimeError("Connection error.") from cause
+    except RuntimeError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("exc, text", [
+    (ReplyTooLarge("reply from h:1 over the 4 MiB cap\nsecond line"), "reply from h:1 over the 4 MiB cap"),
+    (_raised_from(RedirectRefused("refused a redirect from http://a to http://b")),
+     "refused a redirect from http://a to http://b"),
+])
+def test_a_broken_budget_is_its_own_first_line_and_never_retried(exc, text):
+    assert describe(exc, 2.0) == (text, False)
+
+
+@pytest.mark.parametrize("errors, status", [([Status(502), Status(404)], 404), ([Status(503)] * 2, 503),
+                                            ([asyncio.TimeoutError()] * 2, None)])
+def test_a_failed_call_keeps_its_last_attempts_http_status(errors, status):
+    _, outcome = attempts_of(errors, RetryPolicy(max_retries=1, backoff=0.0))
+    assert isinstance(outcome, CallFailed) and outcome.status == status
+
+
+def test_each_attempt_is_noted_for_the_heartbeat_and_cleared_when_the_call_ends():
+    """Two calls at once, in step: each notes its attempt number, its attempts, its start and its deadline."""
+    seen: list[tuple] = []
+
+    def flaky():
+        calls = []
+
+        async def attempt():
+            wait, in_flight = waits.longest()
+            seen.append((wait.attempt, wait.attempts, in_flight, wait.since <= time.monotonic() < wait.deadline))
+            calls.append(wait.since)
+            await asyncio.sleep(0)
+            if len(calls) < 3:
+                raise Status(503)
+            return calls
+        return attempt
+
+    async def go():
+        policy = RetryPolicy(max_retries=2, backoff=0.0, timeout=60.0)
+        return await asyncio.gather(*(call_with_retries(flaky(), policy) for _ in range(2)))
+
+    started = time.monotonic()
+    for since in asyncio.run(go()):
+        assert since[0] >= started and len(set(since)) == 1
+    assert sorted(seen) == [(1, 3, 2, True)] * 2 + [(2, 3, 2, True)] * 2 + [(3, 3, 2, True)] * 2
+    assert waits.longest() == (None, 0)
 
 
 def test_a_per_call_timeout_ends_a_stalled_attempt():

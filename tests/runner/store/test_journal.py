@@ -25,6 +25,8 @@ def test_an_entry_reads_its_key_name_and_result():
     (b'{"key": "k", "name": 5, "result": {}}', "m.journal.jsonl line 4: field name is not a string"),
     (b'{"key": "k", "name": "a"}', "m.journal.jsonl line 4: field result is missing or not an object"),
     (b'{"key": "k", "name": "a", "result": [1]}', "m.journal.jsonl line 4: field result is missing or not an object"),
+    (b"[" * 100_000, "m.journal.jsonl line 4: JSON nested too deeply to read"),
+    (b'{"key": "\\ud800"}', "m.journal.jsonl line 4: a lone UTF-16 surrogate \\ud800 at character 9, which is not text"),
 ])
 def test_a_bad_entry_is_one_line_naming_file_line_and_field(line, message):
     with pytest.raises(JournalError) as err:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
@@ -73,3 +74,28 @@ def test_last_line_open_reads_the_last_byte(tmp_path, content, is_open):
     path = tmp_path / "f"
     path.write_bytes(content)
     assert last_line_open(path) is is_open
+
+
+class _FullDisk:
+    """An open journal file on a full disk: every write and the close refused without naming a file."""
+
+    def tell(self) -> int:
+        return 0
+
+    def write(self, data: bytes = b"") -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    close = write  # closing flushes what a refused write left in the buffer
+
+
+def test_a_refused_write_names_the_journal_at_append_and_at_close(tmp_path):
+    path = tmp_path / "m.journal.jsonl"
+    journal = Journal(path, "fp").open()
+    journal._fh.close()
+    journal._fh = _FullDisk()
+    with pytest.raises(OSError) as appended:
+        journal.append("k1", "a", {"severity": "pass"})
+    with pytest.raises(OSError) as closed:
+        journal.close()
+    assert [(err.value.errno, err.value.filename) for err in (appended, closed)] == [(errno.ENOSPC, str(path))] * 2
+    Journal(path, "fp").open().close()  # the folder's lock was let go
