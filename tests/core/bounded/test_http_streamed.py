@@ -99,3 +99,21 @@ def test_the_streamed_client_holds_to_its_host_from_the_first_request():
     with bounded_http.streamed_client("http://models.test", timeout=5, download_bytes=10) as client:
         with pytest.raises(RedirectRefused, match=r"from http://models\.test to another host \(other\.test\)"):
             client.get("http://other.test/f")
+
+
+def test_a_chunk_read_at_the_deadline_itself_is_handed_on_and_one_read_after_it_is_not(monkeypatch):
+    """The deadline is the last moment a chunk is still taken (a fixed clock, no waiting)."""
+    request = httpx.Request("GET", "https://example.org/files/f")
+    stream = bounded_http._CountedStream(httpx.ByteStream(b"abc"), limit=10, until=100.0, request=request)
+    monkeypatch.setattr(bounded_http.time, "monotonic", lambda: 100.0)
+    assert list(stream) == [b"abc"]
+    monkeypatch.setattr(bounded_http.time, "monotonic", lambda: 100.001)
+    with pytest.raises(DeadlineExceeded, match="the download from example.org took longer"):
+        list(stream)
+
+
+@pytest.mark.parametrize("url, where", [("https://example.org/x", "example.org"),
+                                        ("http://user:pw@example.org:8080/a?b", "example.org:8080"),
+                                        ("http://127.0.0.1:80/", "127.0.0.1")])
+def test_an_error_names_the_host_and_only_a_port_that_is_not_the_schemes_own(url, where):
+    assert bounded_http._where(httpx.URL(url)) == where
