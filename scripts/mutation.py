@@ -25,6 +25,7 @@ Options shared by every module come from ``[tool.mutmut]`` in pyproject.toml.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -172,9 +173,39 @@ def equivalent() -> set[str]:
     return set(_EQUIVALENT.findall(EQUIVALENT_DOC.read_text(encoding="utf-8"))) if EQUIVALENT_DOC.exists() else set()
 
 
+def dotted(module: str) -> str:
+    """The prefix of ``module``'s mutant names (``judges/choice.py`` → ``auditpacks.judges.choice.``)."""
+    return staged_path(module).removeprefix("src/").removesuffix(".py").replace("/", ".") + "."
+
+
+def functions(module: str, root: Path = ROOT) -> set[str]:
+    """mutmut's names for the functions of ``module``: ``x_f`` for a function, ``xǁClassǁm`` for a method."""
+    tree = ast.parse((root / module).read_text(encoding="utf-8"))
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    found = {f"x_{node.name}" for node in tree.body if isinstance(node, kinds)}
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        found |= {f"x\u01c1{cls.name}\u01c1{node.name}" for node in cls.body if isinstance(node, kinds)}
+    return found
+
+
+def orphan_equivalents(names: list[str], known: set[str], root: Path = ROOT) -> list[str]:
+    """Listed equivalents that name no mapped module, or a function their module no longer defines (moved,
+    renamed or removed since the list was written); found without running anything."""
+    prefixes = {dotted(module): module for module in modules(root)}
+    out = [f"{name}: listed as equivalent, but no mapped module has it" for name in sorted(known)
+           if name.rpartition(".")[0] + "." not in prefixes]
+    for module in names:
+        listed = sorted(name for name in known if name.rpartition(".")[0] + "." == dotted(module))
+        defined = functions(module, root) if listed else set()
+        out += [f"{name}: listed as equivalent, but {module} has no such function" for name in listed
+                if name.rpartition(".")[2].rsplit("__mutmut_", 1)[0] not in defined]
+    return out
+
+
 def list_modules(names: list[str]) -> int:
-    """Each module and its tests; exit 1 when one has none or a table entry names no file."""
-    bad = problems()
+    """Each module and its tests; exit 1 when one has none, a table entry names no file or a listed equivalent
+    names a function that is gone."""
+    bad = problems() + orphan_equivalents(names, equivalent())
     for module in names:
         tests = tests_for(module)
         print(f"{module}: {', '.join(tests) if tests else 'NO TESTS'}")
@@ -198,8 +229,7 @@ def no_tests(found: dict[str, str], known: set[str]) -> list[str]:
 def stale_equivalents(module: str, found: dict[str, str], known: set[str]) -> list[str]:
     """Equivalents listed for ``module`` that name none of its mutants: its code changed, and mutmut numbers the
     mutants of a changed function afresh, so the list must be checked again (``mutmut show``)."""
-    dotted = staged_path(module).removeprefix("src/").removesuffix(".py").replace("/", ".") + "."
-    return sorted(name for name in known if name.startswith(dotted) and name not in found)
+    return sorted(name for name in known if name.startswith(dotted(module)) and name not in found)
 
 
 def main(argv: list[str] | None = None) -> int:

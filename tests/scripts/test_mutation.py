@@ -71,3 +71,25 @@ def test_an_equivalent_listed_for_a_mutant_that_no_longer_exists_fails_the_modul
     out = capsys.readouterr().out
     assert "judges/choice.py: 1/2 killed, 1 equivalent: 100.0%; 1 listed equivalents name no mutant" in out
     assert "but no such mutant: auditpacks.judges.choice.x_a__mutmut_9" in out and "choice_match" not in out
+
+
+def test_equivalents_naming_a_function_or_module_that_is_gone_are_found_without_a_run(tmp_path):
+    (tmp_path / "judges").mkdir()
+    (tmp_path / "judges" / "toy.py").write_text(
+        "def f():\n    pass\n\n\nclass C:\n    def m(self):\n        pass\n\n    async def a(self):\n        pass\n",
+        encoding="utf-8")
+    kept = {"auditpacks.judges.toy.x_f__mutmut_1", "auditpacks.judges.toy.x\u01c1C\u01c1m__mutmut_2",
+            "auditpacks.judges.toy.x\u01c1C\u01c1a__mutmut_1"}
+    gone = {"auditpacks.judges.toy.x_g__mutmut_1", "auditpacks.judges.toy.x\u01c1D\u01c1m__mutmut_1",
+            "auditpacks.judges.toy.x_m__mutmut_1", "auditpacks.judges.moved.x_f__mutmut_1"}
+    assert mutation.functions("judges/toy.py", tmp_path) == {"x_f", "x\u01c1C\u01c1m", "x\u01c1C\u01c1a"}
+    assert mutation.orphan_equivalents(["judges/toy.py"], kept | gone, tmp_path) == [
+        "auditpacks.judges.moved.x_f__mutmut_1: listed as equivalent, but no mapped module has it",
+        "auditpacks.judges.toy.x_g__mutmut_1: listed as equivalent, but judges/toy.py has no such function",
+        "auditpacks.judges.toy.x_m__mutmut_1: listed as equivalent, but judges/toy.py has no such function",
+        "auditpacks.judges.toy.x\u01c1D\u01c1m__mutmut_1: listed as equivalent, but judges/toy.py has no such function"]
+    assert mutation.orphan_equivalents(["judges/toy.py"], kept, tmp_path) == []
+
+
+def test_every_listed_equivalent_names_a_function_its_module_still_has():
+    assert mutation.orphan_equivalents(mutation.modules(), mutation.equivalent()) == []
