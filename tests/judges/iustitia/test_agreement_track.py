@@ -1,15 +1,16 @@
 """A decision run that skipped the questions over the option limit headlines the ≤26-option track, with the full
-track's figures and the skipped count beside it."""
+track's figures and the skipped count beside it; what a run's headline carries beside its figures."""
 
 from __future__ import annotations
 
 import pytest
 
-from auditpacks.judges.iustitia.agreement import headline
+from auditpacks.judges.iustitia.agreement import choice_headline, headline
 from auditpacks.judges.iustitia.figures import figures
 
 SMALL = {"yes": "", "no": ""}
 LARGE = {f"role{i}": "" for i in range(30)}  # over the codebook's 26
+AT_LIMIT = {f"kind{i}": "" for i in range(26)}  # the codebook's 26 exactly
 
 
 def pair(verdict: str, question: str, right: bool | None, criteria=SMALL):
@@ -64,3 +65,31 @@ def test_questions_skipped_within_the_limit_count_wrong_on_the_one_track():
     pairs = [pair("J1", "A", True), pair("J1", "B", None), pair("J2", "A", True), pair("J2", "B", True)]
     h = headline(pairs)
     assert "track" not in h and h["skipped"] == 1 and h["micro"] == pytest.approx(3 / 4)
+
+
+def test_a_question_with_exactly_the_limit_of_options_is_on_the_le26_track():
+    pairs = []
+    for verdict in ("J1", "J2"):
+        pairs += [pair(verdict, "A", True), pair(verdict, "KIND", None, AT_LIMIT), pair(verdict, "TYPE", None, LARGE)]
+    h = headline(pairs)
+    # ≤26 track: A and KIND (2 tasks each), the skipped KIND tasks wrong; only TYPE is over the limit.
+    assert (h["track"], h["tasks"], h["correct"], h["skipped"], h["skipped_over_limit"]) == ("le26", 4, 2, 4, 2)
+
+
+def with_probability(scenario_and_result, p: float):
+    """The pair, its answer carrying probability ``p`` for its choice, read by the JSON method."""
+    scenario, result = scenario_and_result
+    choice = result["judgment"]["choice"]
+    judgment = {**result["judgment"], "probabilities": {choice: p}, "choice_method": "json"}
+    return scenario, {**result, "judgment": judgment}
+
+
+def test_answers_with_probabilities_add_calibration_and_a_choice_run_counts_its_methods():
+    pairs = [with_probability(pair("J1", "A", True), 0.9), with_probability(pair("J2", "A", False), 0.6),
+             pair("J3", "A", None)]
+    h = headline(pairs)
+    assert h["calibration"]["eligible"] == 3 and h["tasks"] == 3
+    assert "calibration" not in headline(run(skip_large=False))  # chat answers: no probabilities
+    c = choice_headline(pairs)
+    assert c["choice_methods"] == {"None": 1, "json": 2}  # the skipped scenario was read by no method
+    assert c["micro"] == pytest.approx(1 / 3) and c["calibration"] == h["calibration"]

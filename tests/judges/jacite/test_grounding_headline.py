@@ -3,8 +3,9 @@ whose z is exact where the code rounds it to 1.96: equal to 1e-4)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, bootstrap
 
 from auditpacks.judges.jacite.grounding import grounding_verdict, headline
 from auditpacks.packs.jacite.registry import load_registry
@@ -56,5 +57,21 @@ def test_a_result_citing_an_article_that_does_not_exist_is_invented():
     from auditpacks.judges.jacite.grounding import outcome
 
     assert outcome({"severity": "high", "judgment": {"n_invented": 2}}) == "invented"
+    assert outcome({"severity": "high", "judgment": {"n_invented": 1}}) == "invented"   # one mention is enough
     assert outcome({"severity": "low", "judgment": {"n_invented": 0}}) is None   # real article, not the one asked
     assert outcome({"severity": "pass", "judgment": {}}) is None and outcome({"severity": "medium"}) is None
+
+
+def test_the_real_but_not_gold_interval_bootstraps_questions():
+    """Replies to one question pool into one cluster; the interval is seeded (scipy's percentile bootstrap, seed 0)."""
+    pairs = [_pair("q1", "ja", n_cited=3, n_real_not_gold=1), _pair("q2", "ja", n_cited=4),
+             _pair("q1", "ja", n_cited=2, n_real_not_gold=2), _pair("q3", "ja", n_cited=2, n_real_not_gold=1),
+             _pair("q4", "ja", n_cited=1, n_real_not_gold=1), _pair("q5", "ja", n_cited=7, n_real_not_gold=2),
+             _pair("q6", "ja", n_cited=3), _pair("q7", "ja", n_cited=6, n_real_not_gold=4),
+             _pair("q8", "en", n_cited=0, gold_hit=False)]
+    out = headline(pairs)
+    num, den = np.array([3, 0, 1, 1, 2, 0, 4.0]), np.array([5, 4, 2, 1, 7, 3, 6.0])  # q1..q7 in order of appearance
+    ci = bootstrap((num, den), lambda n, d, axis=-1: n.sum(axis) / d.sum(axis), paired=True, vectorized=True,
+                   n_resamples=2000, method="percentile", rng=np.random.default_rng(0)).confidence_interval
+    assert out["ja"]["real_not_gold_bootstrap95"] == pytest.approx([ci.low, ci.high], abs=1e-12)
+    assert out["en"]["real_not_gold_bootstrap95"] is None   # nothing cited
