@@ -50,6 +50,7 @@ NOT_QUICK = ("tests/runner/run/test_run_resume.py", "tests/runner/scenarios/test
              "tests/runner/hosted/test_pilot.py", "tests/runner/hosted/test_plan_bill.py",
              "tests/runner/hosted/test_batch_run_garbage.py",
              "tests/runner/reporting/exports/test_eee.py", "tests/runner/scenarios/test_shard_benchmarks.py",
+             "tests/runner/reporting/exports/test_inspect_log.py", "tests/runner/hosted/test_plan.py",
              "tests/runner/reporting/exports/test_source.py", "tests/packs/icj/graph/test_graphdb.py",
              "tests/runner/models/providers/test_messages_prefix_order.py",
              "tests/runner/models/providers/test_ollama_native_runs.py",
