@@ -174,7 +174,8 @@ def equivalent() -> set[str]:
 
 
 def dotted(module: str) -> str:
-    """The prefix of ``module``'s mutant names (``judges/choice.py`` → ``auditpacks.judges.choice.``)."""
+    """The prefix of ``module``'s mutant names (``judges/choice.py`` → ``auditpacks.judges.choice.``); a name's own
+    is ``name.rpartition(".")[0] + "."``."""
     return staged_path(module).removeprefix("src/").removesuffix(".py").replace("/", ".") + "."
 
 
@@ -191,11 +192,14 @@ def functions(module: str, root: Path = ROOT) -> set[str]:
 def orphan_equivalents(names: list[str], known: set[str], root: Path = ROOT) -> list[str]:
     """Listed equivalents that name no mapped module, or a function their module no longer defines (moved,
     renamed or removed since the list was written); found without running anything."""
-    prefixes = {dotted(module): module for module in modules(root)}
-    out = [f"{name}: listed as equivalent, but no mapped module has it" for name in sorted(known)
-           if name.rpartition(".")[0] + "." not in prefixes]
+    by_module: dict[str, list[str]] = {}
+    for name in sorted(known):
+        by_module.setdefault(name.rpartition(".")[0] + ".", []).append(name)
+    mapped = {dotted(module) for module in modules(root)}
+    out = [f"{name}: listed as equivalent, but no mapped module has it"
+           for owner, listed in by_module.items() if owner not in mapped for name in listed]
     for module in names:
-        listed = sorted(name for name in known if name.rpartition(".")[0] + "." == dotted(module))
+        listed = by_module.get(dotted(module), [])
         defined = functions(module, root) if listed else set()
         out += [f"{name}: listed as equivalent, but {module} has no such function" for name in listed
                 if name.rpartition(".")[2].rsplit("__mutmut_", 1)[0] not in defined]
@@ -229,7 +233,7 @@ def no_tests(found: dict[str, str], known: set[str]) -> list[str]:
 def stale_equivalents(module: str, found: dict[str, str], known: set[str]) -> list[str]:
     """Equivalents listed for ``module`` that name none of its mutants: its code changed, and mutmut numbers the
     mutants of a changed function afresh, so the list must be checked again (``mutmut show``)."""
-    return sorted(name for name in known if name.startswith(dotted(module)) and name not in found)
+    return sorted(name for name in known if name.rpartition(".")[0] + "." == dotted(module) and name not in found)
 
 
 def main(argv: list[str] | None = None) -> int:
