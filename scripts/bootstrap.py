@@ -149,12 +149,15 @@ MAX_WORKERS = 4
 
 
 def workers(cpus: int | None = None) -> list[str]:
-    """pytest-xdist's options: one worker per core, at most :data:`MAX_WORKERS`; none on one core."""
+    """pytest-xdist's options: one worker per core, at most :data:`MAX_WORKERS`, none on one core; work stealing,
+    so a worker that runs out takes half of another's queue (xdist's ``load`` hands each worker a block of
+    consecutive tests first, and the block holding the end-to-end tests kept one worker busy a minute after
+    the other had finished)."""
     chosen = os.environ.get("AUDITPACKS_TEST_WORKERS", "")
     if chosen and not chosen.isdigit():
         raise SystemExit(f"bootstrap: AUDITPACKS_TEST_WORKERS={chosen!r} is not a number of workers")
     count = int(chosen) if chosen else min(MAX_WORKERS, cpus or os.cpu_count() or 1)
-    return ["-n", str(count)] if count > 1 else []
+    return ["-n", str(count), "--dist", "worksteal"] if count > 1 else []
 
 
 def suite_args(extra: list[str], cpus: int | None = None) -> list[str]:

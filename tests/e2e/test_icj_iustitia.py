@@ -66,10 +66,13 @@ def test_iustitia_decision_run_through_the_local_decision_server(tmp_path, embed
     out = tmp_path / "run"
     with DecisionServer(embedded_model.base_url, model="smollm2") as server:
         assert main(["run", "--pack", str(pack), "--decision-url", f"{server.url}/v1/systemone",
-                     "--target", "smollm2", "--limit", "4", "--out", str(out), "--quiet",
+                     "--target", "smollm2", "--limit", "2", "--out", str(out), "--quiet",
                      "--no-probe"]) == 0  # the probe adds about a minute on the embedded model
+    # two questions (2 and 4 options) on one state: the second reads it from the server's prompt cache
     assert no_errors(out)
-    for result in AuditResults.load(str(out / "smollm2.json")):
+    decided = AuditResults.load(str(out / "smollm2.json"))
+    assert len(decided) == 2
+    for result in decided:
         assert result.judgment["choice_source"] == "decision"
         assert abs(sum(result.judgment["probabilities"].values()) - 1) < 0.01
         assert result.conversation[-1]["decision"]["confidence"] == result.judgment["confidence"]

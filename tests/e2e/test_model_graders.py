@@ -94,17 +94,18 @@ def test_checklist_audit_with_the_embedded_target_and_judge_then_a_warm_rerun(tm
 
 
 def test_two_turn_audit_with_the_embedded_auditor(tmp_path, packs):
+    """The auditor on the model, the grade by jacite's code grader over the whole conversation (the checklist
+    judge on the model is the test above's)."""
     out = tmp_path / "turns"
-    code = main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--judge", "checklist", "--judge-model",
-                 "embedded", "--max-turns", "2", "--auditor-model", "embedded", "--auditor-max-tokens", "24",
-                 "--out", str(out), *QUICK])
-    assert code == exit_for(out)
+    code = main(["run", "--pack", str(packs["jacite"]), "--limit", "1", "--max-turns", "2",
+                 "--auditor-model", "embedded", "--auditor-max-tokens", "24", "--out", str(out), *QUICK])
+    assert code == 0
     (result,) = results(out, "smollm2")
-    assert result["severity"] != "ERROR", result["judgment"]
+    assert result["severity"] in LADDER, result["judgment"]
     assert [m["role"] for m in result["conversation"]] == ["user", "assistant", "user", "assistant"]
     assert result["conversation"][2]["content"].strip()  # the follow-up the auditor wrote
-    assert graded_or_explained(result)
     run = run_file(out, "smollm2")
+    assert run["judge"] == "grounding" and run["summary"]["errors"] == 0
     auditor = run["models"]["auditor"]
     assert (auditor["model"], auditor["requests"], auditor["max_tokens"]) == ("smollm2", 1, 24)
     assert run["summary"]["tokens"]["auditor_output"] > 0 and run["parameters"]["max_turns"] == 2

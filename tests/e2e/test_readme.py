@@ -4,8 +4,9 @@ file a command reads is where an earlier command (or a download the README names
 Lines that need the network or a server the README assumes (hosted providers, Ollama, the Hugging
 Face hub, e-Gov) are left out, each by the marker below that names why; the published files the
 README re-scores come from the fixtures, which have the benchmarks' exact schemas. Runs get short
-reply and judge caps (the embedded model is a plumbing check, and CI has two cores); a run may end
-with exit 3 (finished, some scenarios not graded), which is that model's honest outcome.
+reply and judge caps, and the decision run its first scenario only (the embedded model is a plumbing
+check, CI has two cores, and each Iustitia judgment is a prefill of a thousand tokens or more); a run
+may end with exit 3 (finished, some scenarios not graded), which is that model's honest outcome.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ DOWNLOADS = {"benchmark.json": FIXTURES / "jacite" / "benchmark.json",   # the c
              "icj-predictions.jsonl": FIXTURES / "icj" / "results" / "predictions.jsonl",
              "data/test.jsonl": FIXTURES / "icj" / "data" / "test.jsonl"}
 SHORT = {"--smoke": ["--max-tokens", "16"], "--limit": ["--max-tokens", "16"],
-         "--judge-model": ["--judge-max-tokens", "96"]}
+         "--judge-model": ["--judge-max-tokens", "96"], "--decision-url": ["--limit", "1"]}
 HUB = {"hf:Kushtrim/iustitia-marigonae": "./iustitia-marigonae"}   # the hub's copy, as downloaded above
 
 

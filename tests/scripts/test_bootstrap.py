@@ -79,16 +79,17 @@ def test_a_failed_studio_install_is_one_line_and_the_tests_go_on(monkeypatch, tm
 
 def test_the_suite_is_one_run_over_the_cores_and_chosen_workers_one_run_as_typed(monkeypatch):
     monkeypatch.delenv("AUDITPACKS_TEST_WORKERS", raising=False)
-    assert bootstrap.suite_args([], cpus=2) == ["-q", "-n", "2"]
-    assert bootstrap.suite_args(["-x", "tests/e2e"], cpus=16) == ["-q", "-n", "4", "-x", "tests/e2e"]
+    steal = ["--dist", "worksteal"]
+    assert bootstrap.suite_args([], cpus=2) == ["-q", "-n", "2", *steal]
+    assert bootstrap.suite_args(["-x", "tests/e2e"], cpus=16) == ["-q", "-n", "4", *steal, "-x", "tests/e2e"]
     assert bootstrap.suite_args([], cpus=1) == ["-q"]
-    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "2", "-m", "quick"]
+    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "2", *steal, "-m", "quick"]
     for given in (["-n", "3"], ["-n3"], ["--numprocesses", "3"], ["--dist", "load"], ["-p", "no:xdist"]):
         assert bootstrap.suite_args(given, cpus=8) == ["-q", *given], given
     monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "1")
     assert bootstrap.suite_args(["-m", "quick"], cpus=8) == ["-q", "-m", "quick"]
     monkeypatch.setenv("AUDITPACKS_TEST_WORKERS", "3")
-    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "3", "-m", "quick"]
+    assert bootstrap.suite_args(["-m", "quick"], cpus=2) == ["-q", "-n", "3", *steal, "-m", "quick"]
 
 
 @pytest.mark.parametrize("code", [0, 1, 5])
