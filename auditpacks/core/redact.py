@@ -2,7 +2,7 @@
 
 Blanked out: keys registered with :func:`register` (``--api-key`` and the like), the
 values of key-like environment variables (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
-``*_PASSWORD``, read at each call), credentials a server echoes back (``Authorization:
+``*_PASSWORD``, read again whenever the environment has changed), credentials a server echoes back (``Authorization:
 Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
 (``http://user:pw@host`` → ``http://[credentials]@host``). :func:`register_url` makes a URL's
 credentials secrets (as written, with any of its characters percent-encoded or not, and ``Basic``
@@ -42,6 +42,8 @@ _registered: set[str] = set()
 #: URL passwords as patterns: each character as itself or percent-encoded (hex in either case).
 _url_passwords: set[re.Pattern[str]] = set()
 _lock = threading.Lock()
+#: The environment's variables when last read, and the secrets found in them (see environment_secrets).
+_environment_read: tuple[dict, frozenset[str]] | None = None
 
 
 def register(*secrets: str | None) -> None:
@@ -108,13 +110,28 @@ def forget_all() -> None:
         _url_passwords.clear()
 
 
+def environment_secrets() -> frozenset[str]:
+    """The values of the key-like environment variables. Reading them decodes every variable, and a run
+    redacts each string it stores (dozens per scenario), so the environment is read again only when it
+    has changed since the last call: its encoded variables are compared with a copy, which is cheap."""
+    global _environment_read
+    raw = getattr(os.environ, "_data", None)
+    if not isinstance(raw, dict):   # not CPython's os.environ: compare a decoded copy instead
+        raw = dict(os.environ)
+    last = _environment_read
+    if last is not None and last[0] == raw:
+        return last[1]
+    found = frozenset(value for name, value in os.environ.items()
+                      if len(value) >= MIN_SECRET and _SECRET_VARIABLE.search(name))
+    _environment_read = (dict(raw), found)
+    return found
+
+
 def secrets() -> list[str]:
     """Registered and environment secrets, longest first (so a key containing another is blanked whole)."""
-    found = set(_registered)
-    for name, value in os.environ.items():
-        if len(value) >= MIN_SECRET and _SECRET_VARIABLE.search(name):
-            found.add(value)
-    return sorted(found, key=len, reverse=True)
+    with _lock:
+        found = set(_registered)
+    return sorted(found | environment_secrets(), key=len, reverse=True)
 
 
 def redact(text: str) -> str:

@@ -34,6 +34,50 @@ def test_key_like_environment_variables_are_read_at_each_call(monkeypatch):
     assert r.redact("or-secret-1 hf-secret-2 not-a-secret") == f"{K} {K} not-a-secret"
 
 
+def test_a_change_to_the_environment_between_calls_is_seen(monkeypatch):
+    text = "or-secret-1 or-secret-22"
+    assert r.redact(text) == text
+    monkeypatch.setenv("OPENROUTER_API_KEY", "or-secret-1")
+    assert r.redact(text) == f"{K} or-secret-22"
+    monkeypatch.setenv("OPENROUTER_API_KEY", "or-secret-22")   # changed in place: same names, another value
+    assert r.redact(text) == f"or-secret-1 {K}"
+    monkeypatch.delenv("OPENROUTER_API_KEY")
+    assert r.redact(text) == text
+
+
+class CountingPattern:
+    """The variable-name pattern, counting the names it is asked about."""
+
+    def __init__(self, pattern):
+        self.pattern, self.asked = pattern, 0
+
+    def search(self, name):
+        self.asked += 1
+        return self.pattern.search(name)
+
+
+def test_an_unchanged_environment_is_read_once(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf-secret-2")
+    counting = CountingPattern(r._SECRET_VARIABLE)
+    monkeypatch.setattr(r, "_SECRET_VARIABLE", counting)
+    monkeypatch.setattr(r, "_environment_read", None)
+    def long_values() -> int:   # the variables whose names a read asks about: the others are too short
+        return sum(len(value) >= r.MIN_SECRET for value in os.environ.values())
+
+    assert [r.redact("hf-secret-2") for _ in range(3)] == [K] * 3
+    first = long_values()
+    assert counting.asked == first   # one read, for the first call
+    monkeypatch.setenv("OTHER_TOKEN", "other-secret")
+    assert r.redact("other-secret hf-secret-2") == f"{K} {K}" and counting.asked == first + long_values()
+
+
+def test_an_environment_that_is_a_plain_mapping_is_read_too(monkeypatch):
+    monkeypatch.setattr(r.os, "environ", {"HF_TOKEN": "hf-secret-2"})
+    assert r.redact("hf-secret-2") == K
+    r.os.environ["HF_TOKEN"] = "hf-secret-3"
+    assert r.redact("hf-secret-2 hf-secret-3") == f"hf-secret-2 {K}"
+
+
 @pytest.mark.parametrize("text, expected", [
     ("http://user:pw@host:8080/v1", f"http://{C}@host:8080/v1"),
     ("see https://tok@example.org and more", f"see https://{C}@example.org and more"),
