@@ -71,6 +71,26 @@ def test_an_unchanged_environment_is_read_once(monkeypatch):
     assert r.redact("other-secret hf-secret-2") == f"{K} {K}" and counting.asked == first + long_values()
 
 
+class CountingEnviron(os._Environ):
+    """An ``os.environ`` that counts the times its variables are listed (each listing decodes them all)."""
+
+    listed = 0
+
+    def __iter__(self):
+        self.listed += 1
+        return super().__iter__()
+
+
+def test_an_unchanged_environment_is_not_decoded_again(monkeypatch):
+    env = os.environ
+    data = {**env._data, env.encodekey("HF_TOKEN"): env.encodevalue("hf-secret-2")}
+    counting = CountingEnviron(data, env.encodekey, env.decodekey, env.encodevalue, env.decodevalue)
+    monkeypatch.setattr(r.os, "environ", counting)
+    monkeypatch.setattr(r, "_environment_read", None)
+    assert [r.redact("hf-secret-2") for _ in range(3)] == [K] * 3
+    assert counting.listed == 1
+
+
 def test_an_environment_that_is_a_plain_mapping_is_read_too(monkeypatch):
     monkeypatch.setattr(r.os, "environ", {"HF_TOKEN": "hf-secret-2"})
     assert r.redact("hf-secret-2") == K
