@@ -2,8 +2,8 @@
 
 Blanked out: keys registered with :func:`register` (``--api-key`` and the like), the
 values of key-like environment variables (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
-``*_PASSWORD``, read again whenever the environment has changed), credentials a server echoes back (``Authorization:
-Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
+``*_PASSWORD``, read again whenever the environment has changed), credentials a server echoes
+back (``Authorization: Bearer …``, ``x-api-key: …``, ``api_key=…``) and the user and password in URLs
 (``http://user:pw@host`` → ``http://[credentials]@host``). :func:`register_url` makes a URL's
 credentials secrets (as written, with any of its characters percent-encoded or not, and ``Basic``
 base64) the moment the URL is read, and

@@ -61,6 +61,7 @@ def test_an_unchanged_environment_is_read_once(monkeypatch):
     counting = CountingPattern(r._SECRET_VARIABLE)
     monkeypatch.setattr(r, "_SECRET_VARIABLE", counting)
     monkeypatch.setattr(r, "_environment_read", None)
+
     def long_values() -> int:   # the variables whose names a read asks about: the others are too short
         return sum(len(value) >= r.MIN_SECRET for value in os.environ.values())
 
