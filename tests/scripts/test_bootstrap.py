@@ -112,11 +112,12 @@ def test_a_worker_count_that_is_no_number_is_refused_in_one_line(monkeypatch):
         bootstrap.suite_args([], cpus=2)
 
 
-def test_the_tests_keep_compiled_modules_in_build_even_where_bytecode_is_off(monkeypatch):
+def test_the_tests_keep_compiled_modules_beside_their_sources_even_where_bytecode_is_off(monkeypatch):
     monkeypatch.setattr(bootstrap, "STUDIO_VENV", ROOT / ".venv-studio")
     env = bootstrap.test_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/usr/bin"})
     assert "PYTHONDONTWRITEBYTECODE" not in env
-    assert env["PYTHONPYCACHEPREFIX"] == str(ROOT / "build" / "pycache")
+    assert "PYTHONPYCACHEPREFIX" not in env   # the dependencies' modules, compiled when pip installed them, are used
+    assert bootstrap.test_env({"PYTHONPYCACHEPREFIX": "/elsewhere"})["PYTHONPYCACHEPREFIX"] == "/elsewhere"
     assert env["PATH"] == "/usr/bin" and env["AUDITPACKS_REQUIRE_MODEL"] == "1"
     assert env["AUDITPACKS_TEST_WHEELS"] == str(ROOT / "build" / "wheels")
     assert env["AUDITPACKS_STUDIO_PYTHON"] == str(bootstrap.bin_path("python", ROOT / ".venv-studio"))
